@@ -1,0 +1,84 @@
+"""Render a node's Markdown body to sanitized HTML.
+
+This is the only module that knows which Markdown extensions the wiki uses and which HTML the
+sanitizer lets through. The allowlist keeps exactly what those extensions produce and drops
+everything else, so raw HTML in a body can add nothing that Markdown could not have written.
+"""
+
+import bleach
+import markdown
+from markdown.extensions.toc import slugify_unicode
+
+__all__ = ["render_markdown"]
+
+EXTENSIONS = ["tables", "fenced_code", "codehilite", "footnotes", "toc", "sane_lists"]
+
+EXTENSION_CONFIGS = {
+    # Alignment as an attribute keeps ``style`` (and a CSS sanitizer) out of the allowlist.
+    "tables": {"use_align_attribute": True},
+    # Pygments classes under ``.highlight``, matching static/css/pygments.css.
+    "codehilite": {"css_class": "highlight", "guess_lang": False},
+    # Stable heading ids, also for headings in non-Latin scripts.
+    "toc": {
+        "slugify": slugify_unicode,
+        "permalink": True,
+        "permalink_title": "Link to this heading",
+    },
+}
+
+ALLOWED_TAGS = frozenset(
+    {
+        "a", "abbr", "blockquote", "br", "code", "del", "div", "em", "h1", "h2", "h3", "h4",
+        "h5", "h6", "hr", "img", "li", "ol", "p", "pre", "span", "strong", "sup", "table",
+        "tbody", "td", "th", "thead", "tr", "ul",
+    }
+)  # fmt: skip
+
+HEADING_ATTRIBUTES = ["id"]
+
+ALLOWED_ATTRIBUTES = {
+    "a": ["href", "title", "class"],  # footnote-ref, footnote-backref, headerlink
+    "abbr": ["title"],
+    "code": ["class"],  # language-* from fenced code without highlighting
+    "div": ["class"],  # highlight, footnote
+    "img": ["src", "alt", "title"],
+    "li": ["id"],  # footnote targets
+    "ol": ["start"],
+    "span": ["class"],  # Pygments token classes
+    "sup": ["id"],  # footnote references
+    "td": ["align"],
+    "th": ["align"],
+    **{f"h{level}": HEADING_ATTRIBUTES for level in range(1, 7)},
+}
+
+# bleach checks href and src against this list after decoding entities and dropping case and
+# whitespace, so "JaVa&#x09;script:" is caught as well; relative URLs are always allowed.
+ALLOWED_PROTOCOLS = frozenset({"http", "https", "mailto"})
+
+
+def render_markdown(text):
+    """Render Markdown to HTML that is safe to insert into a page.
+
+    Python-Markdown renders the text with tables, fenced code highlighted by Pygments,
+    footnotes and heading ids; bleach then removes every tag, attribute and URL scheme that is
+    not in this module's allowlist (disallowed tags are stripped, their text kept as text).
+
+    Args:
+        text: the Markdown source; may be empty.
+
+    Returns:
+        The sanitized HTML as a string ("" for an empty text).
+    """
+    if not text:
+        return ""
+    html = markdown.markdown(
+        text, extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS, output_format="html"
+    )
+    return bleach.clean(
+        html,
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        protocols=ALLOWED_PROTOCOLS,
+        strip=True,
+        strip_comments=True,
+    )
