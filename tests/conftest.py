@@ -1,0 +1,44 @@
+"""Shared fixtures: the curriculum and small named trees."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+
+from chapters.outline import build_fixture, parse_outline
+
+
+@pytest.fixture
+def curriculum(db):
+    """Load fixtures/curriculum.json, as an operator would."""
+    call_command("loaddata", "curriculum", verbosity=0)
+
+
+@pytest.fixture
+def load_outline(db, tmp_path):
+    """Return a function that loads an outline (see chapters.outline) through a fixture file."""
+
+    def load(text):
+        fixture = tmp_path / "outline.json"
+        fixture.write_text(json.dumps(build_fixture(parse_outline(text))), encoding="utf-8")
+        call_command("loaddata", str(fixture), verbosity=0)
+
+    return load
+
+
+@pytest.fixture
+def small_tree(load_outline):
+    """Load a tree of two areas, three sections and six chapters."""
+    load_outline(
+        "Area A\n"
+        "  Section A1\n"
+        "    Chapter One\n"
+        "    Chapter Two\n"
+        "    Chapter Three\n"
+        "  Section A2\n"
+        "    Chapter Four\n"
+        "Area B\n"
+        "  Section B1\n"
+        "    Chapter Five\n"
+        "    Chapter Six\n"
+    )

@@ -1,0 +1,40 @@
+"""Helpers for reading the tree and pages back in tests."""
+
+from bs4 import BeautifulSoup
+
+from chapters.models import Node
+
+
+def node(title):
+    """Return the node titled ``title``, fetched fresh from the database."""
+    return Node.objects.get(title=title)
+
+
+def tree_table():
+    """Return the tree as text, one row per node in tree order: indent, title, kind, path."""
+    return "\n".join(f"{'  ' * n.level}{n.title} [{n.kind}] {n.path}" for n in Node.objects.all())
+
+
+def soup(response):
+    """Parse a response's HTML."""
+    return BeautifulSoup(response.content.decode(), "html.parser")
+
+
+def toc_outline(page):
+    """Return the "All chapters" navigation of a parsed page as outline text.
+
+    One title per line, indented two spaces per level, in document order: the format of
+    fixtures/curriculum-outline.txt.
+    """
+    nav = page.find("nav", attrs={"aria-label": "All chapters"})
+    lines = []
+
+    def walk(ol, depth):
+        for item in ol.find_all("li", recursive=False):
+            lines.append("  " * depth + item.find("a", recursive=False).get_text())
+            child = item.find("ol", recursive=False)
+            if child:
+                walk(child, depth + 1)
+
+    walk(nav.find("ol"), 0)
+    return "\n".join(lines) + "\n"

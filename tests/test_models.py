@@ -1,0 +1,208 @@
+"""Node: slugs, stored paths, the updated date, and the rules that keep the tree valid."""
+
+import datetime
+from urllib.parse import quote
+
+import pytest
+from django.core.exceptions import ValidationError
+from mptt.exceptions import InvalidMove
+
+from chapters.models import Node
+from tests.helpers import node, tree_table
+
+
+def make(title, parent=None, kind=Node.Kind.SECTION, **fields):
+    """Create a node through the model API."""
+    return Node.objects.create(title=title, parent=parent, kind=kind, **fields)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("title", "slug"),
+    [
+        ("Graph Optimization and Kernel Fusion", "graph-optimization-and-kernel-fusion"),
+        ("Linear Algebra — Vector Spaces", "linear-algebra-vector-spaces"),
+        ("DNS, HTTP and TLS", "dns-http-and-tls"),
+        ("Линейная алгебра", "линейная-алгебра"),
+        ("线性代数", "线性代数"),
+        ("?!…", "section"),
+    ],
+)
+def test_node_slug_is_made_from_title(title, slug):
+    assert make(title).slug == slug
+
+
+@pytest.mark.django_db
+def test_node_slug_made_from_title_gets_a_number_when_a_sibling_has_it():
+    area = make("Area")
+    first = make("Intro", area, Node.Kind.CHAPTER)
+    second = make("Intro", area, Node.Kind.CHAPTER)
+    third = make("¿?", area, Node.Kind.CHAPTER)
+    fourth = make("¡!", area, Node.Kind.CHAPTER)
+    assert [first.slug, second.slug, third.slug, fourth.slug] == [
+        "intro",
+        "intro-2",
+        "chapter",
+        "chapter-2",
+    ]
+
+
+@pytest.mark.django_db
+def test_node_in_cyrillic_and_chinese_is_served_at_its_url(client):
+    area = make("Математика")
+    chapter = make("线性代数", area, Node.Kind.CHAPTER)
+    assert chapter.path == "математика/线性代数"
+    assert chapter.get_absolute_url() == quote("/математика/线性代数/")
+    assert client.get(chapter.get_absolute_url()).status_code == 200
+
+
+@pytest.mark.django_db
+def test_node_path_follows_rename_of_an_ancestor(small_tree):
+    area = node("Area A")
+    area.slug = "area-alpha"
+    area.save()
+    assert tree_table().splitlines()[:4] == [
+        "Area A [section] area-alpha",
+        "  Section A1 [section] area-alpha/section-a1",
+        "    Chapter One [chapter] area-alpha/section-a1/chapter-one",
+        "    Chapter Two [chapter] area-alpha/section-a1/chapter-two",
+    ]
+
+
+@pytest.mark.django_db
+def test_node_path_follows_move_to_another_area(small_tree):
+    node("Section A2").move_to(node("Area B"), "last-child")
+    assert tree_table() == "\n".join(
+        [
+            "Area A [section] area-a",
+            "  Section A1 [section] area-a/section-a1",
+            "    Chapter One [chapter] area-a/section-a1/chapter-one",
+            "    Chapter Two [chapter] area-a/section-a1/chapter-two",
+            "    Chapter Three [chapter] area-a/section-a1/chapter-three",
+            "Area B [section] area-b",
+            "  Section B1 [section] area-b/section-b1",
+            "    Chapter Five [chapter] area-b/section-b1/chapter-five",
+            "    Chapter Six [chapter] area-b/section-b1/chapter-six",
+            "  Section A2 [section] area-b/section-a2",
+            "    Chapter Four [chapter] area-b/section-a2/chapter-four",
+        ]
+    )
+
+
+@pytest.mark.django_db
+def test_node_path_follows_parent_change_through_save(small_tree):
+    chapter = node("Chapter Four")
+    chapter.parent = node("Section B1")
+    chapter.save()
+    assert node("Chapter Four").path == "area-b/section-b1/chapter-four"
+    assert [n.title for n in node("Section B1").get_children()] == [
+        "Chapter Five",
+        "Chapter Six",
+        "Chapter Four",
+    ]
+
+
+@pytest.mark.django_db
+def test_node_updated_moves_forward_on_every_save(small_tree):
+    chapter = node("Chapter One")
+    assert chapter.updated == datetime.datetime(2026, 8, 9, 12, 0, tzinfo=datetime.UTC)
+    chapter.body = "Edited."
+    chapter.save()
+    first_edit = node("Chapter One").updated
+    assert first_edit > datetime.datetime(2026, 8, 9, 12, 0, tzinfo=datetime.UTC)
+    chapter.save()
+    assert node("Chapter One").updated > first_edit
+
+
+@pytest.mark.django_db
+def test_node_body_html_is_rendered_on_save(small_tree):
+    chapter = node("Chapter One")
+    chapter.body = "**Fused** <script>x()</script>"
+    chapter.save()
+    assert node("Chapter One").body_html == "<p><strong>Fused</strong> x()</p>"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("title", "slug", "parent", "field", "message"),
+    [
+        ("Other A", "area-a", None, "slug", "A sibling already uses the slug “area-a”."),
+        ("Other", "section-a2", "Area A", "slug", "A sibling already uses the slug “section-a2”."),
+        (
+            "Extra",
+            "",
+            "Chapter One",
+            "parent",
+            "“Chapter One” is a chapter; chapters cannot have children.",
+        ),
+        ("   ", "blank", "Section A1", "title", "The title cannot be blank."),
+    ],
+)
+def test_node_clean_refuses_invalid_new_nodes(small_tree, title, slug, parent, field, message):
+    kind = Node.Kind.SECTION if parent in (None, "Area A") else Node.Kind.CHAPTER
+    new = Node(title=title, slug=slug, kind=kind, parent=node(parent) if parent else None)
+    with pytest.raises(ValidationError) as error:
+        new.full_clean()
+    assert error.value.message_dict[field] == [message]
+
+
+@pytest.mark.django_db
+def test_node_clean_refuses_a_chapter_at_the_top_level(small_tree):
+    with pytest.raises(ValidationError) as error:
+        Node(title="Loose", kind=Node.Kind.CHAPTER).full_clean()
+    assert error.value.message_dict["parent"] == ["A chapter must belong to a section."]
+
+
+@pytest.mark.django_db
+def test_node_clean_refuses_reserved_top_level_slug(small_tree):
+    with pytest.raises(ValidationError) as error:
+        Node(title="Admin", kind=Node.Kind.SECTION).full_clean()
+    assert error.value.message_dict["slug"] == ["“admin” is reserved for the site's own URLs."]
+
+
+@pytest.mark.django_db
+def test_node_clean_refuses_turning_a_section_with_children_into_a_chapter(small_tree):
+    section = node("Section A1")
+    section.kind = Node.Kind.CHAPTER
+    with pytest.raises(ValidationError) as error:
+        section.full_clean()
+    assert error.value.message_dict["kind"] == [
+        "This node has children, so it must stay a section."
+    ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("moved", "target", "position", "message"),
+    [
+        (
+            "Area A",
+            "Section A1",
+            "last-child",
+            "A node cannot be moved under itself or one of its descendants.",
+        ),
+        (
+            "Section A1",
+            "Section A1",
+            "last-child",
+            "A node cannot be moved under itself or one of its descendants.",
+        ),
+        (
+            "Chapter Five",
+            "Chapter One",
+            "last-child",
+            "“Chapter One” is a chapter; chapters cannot have children.",
+        ),
+        ("Chapter Five", "Area A", "left", "A chapter must belong to a section."),
+        ("Section B1", "Section A1", "right", "A sibling already uses the slug “section-b1”."),
+    ],
+)
+def test_node_move_refuses_moves_that_break_the_tree(small_tree, moved, target, position, message):
+    clash = node("Section A2")
+    clash.slug = "section-b1"
+    clash.save()
+    before = tree_table()
+    with pytest.raises(InvalidMove) as error:
+        node(moved).move_to(node(target), position)
+    assert str(error.value) == message
+    assert tree_table() == before
