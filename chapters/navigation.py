@@ -1,0 +1,53 @@
+"""Reads that span the tree: the table of contents, the breadcrumb and a chapter's neighbours.
+
+Each is one query, whatever the size of the tree, and returns nodes in tree order.
+"""
+
+from .models import Node
+
+__all__ = ["table_of_contents", "breadcrumb", "neighbours"]
+
+
+def table_of_contents():
+    """Return the whole tree as root nodes whose children are cached, in reading order.
+
+    Uses django-mptt's ``get_cached_trees()``: one query, after which ``get_children()`` on any
+    returned node costs none.
+
+    Returns:
+        A list of the root nodes (the areas).
+    """
+    return Node.objects.for_navigation().get_cached_trees()
+
+
+def breadcrumb(node):
+    """Return the ancestors of ``node``, from its area down to its parent (one query).
+
+    Args:
+        node: any node.
+
+    Returns:
+        A list of nodes; empty for an area.
+    """
+    return list(node.get_ancestors().for_navigation())
+
+
+def neighbours(node):
+    """Return the chapters just before and after ``node`` in its section.
+
+    Only chapters of the same parent count, in tree order, as on the seed page ("Previous: ML
+    Compiler Foundations" and no next for the last chapter of "ML Compilers").
+
+    Args:
+        node: a chapter.
+
+    Returns:
+        A ``(previous, next)`` pair; either is None at the ends of the section.
+    """
+    siblings = list(
+        node.get_siblings(include_self=True).filter(kind=Node.Kind.CHAPTER).for_navigation()
+    )
+    index = next(i for i, sibling in enumerate(siblings) if sibling.pk == node.pk)
+    previous = siblings[index - 1] if index > 0 else None
+    following = siblings[index + 1] if index + 1 < len(siblings) else None
+    return previous, following

@@ -1,0 +1,245 @@
+"""The reader's pages: home, chapter and section pages, 404, and their cost in queries."""
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from pytest_django.asserts import assertContains, assertInHTML
+
+from chapters.models import Node
+from tests.helpers import soup, toc_outline
+
+SEED_CHAPTER_URL = "/ml-systems/ml-compilers/graph-optimization-and-kernel-fusion/"
+OUTLINE = Path(settings.BASE_DIR) / "fixtures" / "curriculum-outline.txt"
+SEED_PAGE = Path(__file__).parent / "data" / "seed-page.txt"
+
+
+@pytest.mark.django_db
+def test_home_table_of_contents_is_the_seed_pages_list(client, curriculum):
+    page = soup(client.get("/"))
+    assert page.h1.get_text() == "Curriculum Wiki"
+    outline = toc_outline(page)
+    assert outline == OUTLINE.read_text(encoding="utf-8")
+    seed_toc = SEED_PAGE.read_text(encoding="utf-8").split("All chapters", 1)[1].strip()
+    assert "".join(line.strip() for line in outline.splitlines()) == seed_toc
+
+
+@pytest.mark.django_db
+def test_home_table_of_contents_nests_areas_sections_and_chapters(client, curriculum):
+    outline = toc_outline(soup(client.get("/"))).splitlines()
+    start = outline.index("ML Systems")
+    assert outline[start : start + 10] == [
+        "ML Systems",
+        "  GPU Computing",
+        "    GPU Architecture",
+        "    GPU Execution and Memory",
+        "    CUDA Programming",
+        "    GPU Kernel Optimization",
+        "  Runtimes and Frameworks",
+        "    Tensor Runtimes",
+        "    Automatic-Differentiation Systems",
+        "  ML Compilers",
+    ]
+
+
+@pytest.mark.django_db
+def test_home_table_of_contents_links_every_node_and_shows_its_status(client, curriculum):
+    nav = soup(client.get("/")).find("nav", attrs={"aria-label": "All chapters"})
+    assert nav.h2.get_text() == "All chapters"
+    entries = nav.find_all("li")
+    assert len(entries) == 222
+    first = entries[0]
+    assert first.a["href"] == "/mathematics/"
+    assert first.find("span", class_="status").get_text() == "Draft"
+    hrefs = [entry.a["href"] for entry in entries]
+    assert hrefs == [n.get_absolute_url() for n in Node.objects.all()]
+    assert nav.find(attrs={"aria-current": "page"}) is None
+
+
+@pytest.mark.django_db
+def test_chapter_page_shows_the_seed_chapter(client, curriculum):
+    response = client.get(SEED_CHAPTER_URL)
+    assert response.status_code == 200
+    assertInHTML(
+        """
+        <nav aria-label="Breadcrumb" class="breadcrumb"><ol>
+          <li><a href="/">Wiki</a></li>
+          <li><a href="/ml-systems/">ML Systems</a></li>
+          <li><a href="/ml-systems/ml-compilers/">ML Compilers</a></li>
+          <li aria-current="page">Graph Optimization and Kernel Fusion</li>
+        </ol></nav>
+        """,
+        response.content.decode(),
+    )
+    page = soup(response)
+    assert [h1.get_text() for h1 in page.find_all("h1")] == ["Graph Optimization and Kernel Fusion"]
+    assert " ".join(page.find("p", class_="meta").get_text().split()) == (
+        "Chapter · Draft · Updated Aug 9, 2026"
+    )
+    assertInHTML(
+        '<div class="body"><p>This chapter is currently a scaffold.</p></div>',
+        response.content.decode(),
+    )
+    pager = page.find("nav", attrs={"aria-label": "Previous and next chapters"})
+    assert [(a["rel"], a["href"], " ".join(a.get_text().split())) for a in pager.find_all("a")] == [
+        (
+            ["prev"],
+            "/ml-systems/ml-compilers/ml-compiler-foundations/",
+            "Previous ML Compiler Foundations",
+        )
+    ]
+    current = page.find("nav", attrs={"aria-label": "All chapters"}).find_all(
+        attrs={"aria-current": "page"}
+    )
+    assert [(a.get_text(), a["href"]) for a in current] == [
+        ("Graph Optimization and Kernel Fusion", SEED_CHAPTER_URL)
+    ]
+
+
+@pytest.mark.django_db
+def test_chapter_page_shows_parts_in_the_seed_pages_order(client, curriculum):
+    text = soup(client.get(SEED_CHAPTER_URL)).find("body").get_text()
+    order = [
+        "ML Compilers",
+        "Chapter",
+        "This chapter is currently a scaffold.",
+        "Previous",
+        "All chapters",
+    ]
+    positions = [text.index(part) for part in order]
+    assert positions == sorted(positions)
+
+
+@pytest.mark.django_db
+def test_every_node_page_answers_and_its_breadcrumb_ends_with_its_title(client, curriculum):
+    for each in Node.objects.all():
+        response = client.get(each.get_absolute_url())
+        assert response.status_code == 200, each.path
+        crumbs = soup(response).find("nav", attrs={"aria-label": "Breadcrumb"}).find_all("li")
+        assert crumbs[0].get_text() == "Wiki"
+        assert crumbs[-1].get_text() == each.title
+        assert len(crumbs) == each.level + 2
+
+
+@pytest.mark.django_db
+def test_fundamentals_sections_have_distinct_working_urls(client, curriculum):
+    urls = [n.get_absolute_url() for n in Node.objects.filter(title="Fundamentals")]
+    assert urls == ["/3d-animation/fundamentals/", "/digital-illustration/fundamentals/"]
+    pages = [soup(client.get(url)) for url in urls]
+    assert [
+        p.find("nav", attrs={"aria-label": "Breadcrumb"}).find_all("a")[1].get_text() for p in pages
+    ] == [
+        "3D & Animation",
+        "Digital & Illustration",
+    ]
+
+
+def pager_links(client, chapter):
+    """Return the (previous, next) URLs shown on ``chapter``'s page, None where absent."""
+    pager = soup(client.get(chapter.get_absolute_url())).find(class_="pager")
+    links = {a["rel"][0]: a["href"] for a in pager.find_all("a")} if pager else {}
+    return links.get("prev"), links.get("next")
+
+
+@pytest.mark.django_db
+def test_previous_and_next_follow_the_table_of_contents_and_are_symmetric(client, curriculum):
+    for section in Node.objects.filter(kind=Node.Kind.SECTION, level=1):
+        chapters = [c.get_absolute_url() for c in section.get_children()]
+        shown = {
+            url: pager_links(client, Node.objects.get(path=url.strip("/"))) for url in chapters
+        }
+        expected = {
+            url: (
+                chapters[i - 1] if i else None,
+                chapters[i + 1] if i + 1 < len(chapters) else None,
+            )
+            for i, url in enumerate(chapters)
+        }
+        assert shown == expected, section.title
+
+
+@pytest.mark.django_db
+def test_section_page_lists_its_children_in_order_with_status(client, curriculum):
+    response = client.get("/ml-systems/ml-compilers/")
+    page = soup(response)
+    assert page.h1.get_text() == "ML Compilers"
+    assert " ".join(page.find("p", class_="meta").get_text().split()) == (
+        "Section · Draft · Updated Aug 9, 2026"
+    )
+    children = page.find("ol", class_="children").find_all("li")
+    assert [" ".join(li.get_text().split()) for li in children] == [
+        "ML Compiler Foundations Chapter Draft",
+        "Graph Optimization and Kernel Fusion Chapter Draft",
+    ]
+    assert page.find(class_="pager") is None
+
+
+@pytest.mark.django_db
+def test_page_shows_each_status_label(client, small_tree):
+    for status, label in Node.Status.choices:
+        Node.objects.filter(title="Chapter One").update(status=status)
+        page = soup(client.get("/area-a/section-a1/chapter-one/"))
+        assert page.find("p", class_="meta").find(class_="status").get_text() == label
+
+
+@pytest.mark.django_db
+def test_unknown_path_answers_404_in_the_sites_layout(client, curriculum):
+    response = client.get("/ml-systems/no-such-section/")
+    assert response.status_code == 404
+    assertContains(response, "<h1>Page not found</h1>", status_code=404, html=True)
+    assertContains(
+        response, '<a class="site-name" href="/">Curriculum Wiki</a>', status_code=404, html=True
+    )
+
+
+@pytest.mark.django_db
+def test_path_without_trailing_slash_redirects(client, curriculum):
+    response = client.get("/ml-systems/ml-compilers")
+    assert (response.status_code, response["Location"]) == (301, "/ml-systems/ml-compilers/")
+
+
+@pytest.mark.django_db
+def test_stylesheet_is_served_from_this_site_only(client, curriculum):
+    links = [link["href"] for link in soup(client.get("/")).find_all("link", rel="stylesheet")]
+    assert links == ["/static/css/wiki.css", "/static/css/pygments.css"]
+    assert not soup(client.get("/")).find_all("script")
+
+
+def wide_outline(areas, sections, chapters):
+    """Return an outline of ``areas`` x ``sections`` x ``chapters``."""
+    lines = []
+    for a in range(areas):
+        lines.append(f"Area {a}")
+        for s in range(sections):
+            lines.append(f"  Section {a}-{s}")
+            lines.extend(f"    Chapter {a}-{s}-{c}" for c in range(chapters))
+    return "\n".join(lines)
+
+
+QUERIES_PER_CHAPTER_PAGE = 4  # the node, its ancestors, its sibling chapters, the whole tree
+
+
+@pytest.mark.django_db
+def test_chapter_page_queries_are_constant_for_the_curriculum(
+    client, curriculum, django_assert_num_queries
+):
+    with django_assert_num_queries(QUERIES_PER_CHAPTER_PAGE):
+        assert client.get(SEED_CHAPTER_URL).status_code == 200
+
+
+@pytest.mark.django_db
+def test_chapter_page_queries_are_constant_for_2000_nodes(
+    client, load_outline, django_assert_num_queries
+):
+    load_outline(wide_outline(areas=5, sections=19, chapters=20))
+    assert Node.objects.count() == 2000
+    with django_assert_num_queries(QUERIES_PER_CHAPTER_PAGE):
+        assert client.get("/area-4/section-4-18/chapter-4-18-7/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_section_page_and_home_queries(client, curriculum, django_assert_num_queries):
+    with django_assert_num_queries(4):  # the node, its ancestors, its children, the tree
+        client.get("/ml-systems/ml-compilers/")
+    with django_assert_num_queries(1):
+        client.get("/")
