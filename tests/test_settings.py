@@ -1,0 +1,64 @@
+"""Settings from the environment, and the refusal to serve without a secret key."""
+
+import os
+import subprocess
+import sys
+
+from django.conf import settings
+
+PRINT_DATABASE = (
+    "import django; django.setup(); from django.conf import settings; "
+    "db = settings.DATABASES['default']; print(db['ENGINE'], db['NAME'], settings.DEBUG)"
+)
+
+
+def run_settings(**env):
+    """Import wiki.settings in a fresh interpreter with only ``env`` set; return the result."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_URL"))}
+    clean.update(env, DJANGO_SETTINGS_MODULE="wiki.settings")
+    return subprocess.run(
+        [sys.executable, "-c", PRINT_DATABASE],
+        cwd=settings.BASE_DIR,
+        env=clean,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_settings_refuse_to_load_without_secret_key_when_debug_is_off():
+    result = run_settings()
+    assert result.returncode == 1
+    assert (
+        "django.core.exceptions.ImproperlyConfigured: DJANGO_SECRET_KEY is not set. Set it to a "
+        "long random string before serving with debug off, or set DJANGO_DEBUG=1 for local "
+        "development." in result.stderr
+    )
+
+
+def test_settings_default_to_a_sqlite_file_beside_manage_py():
+    result = run_settings(DJANGO_DEBUG="1")
+    assert result.stdout.split() == [
+        "django.db.backends.sqlite3",
+        str(settings.BASE_DIR / "db.sqlite3"),
+        "True",
+    ]
+
+
+def test_settings_read_postgresql_from_database_url():
+    result = run_settings(
+        DJANGO_SECRET_KEY="k", DATABASE_URL="postgres://postgres@127.0.0.1:5432/curriculum"
+    )
+    assert result.stdout.split() == ["django.db.backends.postgresql", "curriculum", "False"]
+
+
+def test_settings_read_allowed_hosts():
+    result = subprocess.run(
+        [sys.executable, "-c", "from wiki import settings; print(settings.ALLOWED_HOSTS)"],
+        cwd=settings.BASE_DIR,
+        env={**os.environ, "DJANGO_SECRET_KEY": "k", "DJANGO_ALLOWED_HOSTS": "wiki.example, a.b"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.strip() == "['wiki.example', 'a.b']"
