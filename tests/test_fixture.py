@@ -143,7 +143,7 @@ def test_fixture_replaces_derived_fields_a_fixture_supplies(tmp_path, small_tree
                 ]
             ),
             IntegrityError,
-            r"Problem installing fixtures: .*\b999\b",
+            r"(?s)Problem installing fixtures: .*\b999\b",
         ),
     ],
     ids=["bad-json", "missing-parent"],
