@@ -10,18 +10,26 @@ from django.db import models
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.text import slugify
 from mptt.exceptions import InvalidMove
 from mptt.managers import TreeManager
 from mptt.models import MPTTModel, TreeForeignKey
 from mptt.querysets import TreeQuerySet
+from simple_history.models import HistoricalRecords
 
 from .markdown import render_markdown
 
-__all__ = ["Node", "NodeQuerySet", "NodeManager", "unique_slug"]
+__all__ = ["Node", "NodeQuerySet", "NodeManager", "PathRedirect", "unique_slug"]
 
-# First path segments that belong to other URLs of the project (see wiki/urls.py).
-RESERVED_ROOT_SLUGS = frozenset({"admin", "static"})
+# First path segments that belong to other URLs of the project (see wiki/urls.py and
+# chapters/urls.py): a top-level node with one of these slugs could never be reached.
+RESERVED_ROOT_SLUGS = frozenset(
+    {"admin", "static", "history", "revisions", "diff", "recent", "feeds", "search"}
+)
+
+# The fields a revision records and a revert restores; the tree's own fields are left out.
+REVISION_FIELDS = ("title", "slug", "kind", "status", "parent_id", "body")
 
 
 def unique_slug(title, taken, fallback):
@@ -119,12 +127,21 @@ class Node(MPTTModel):
     )
     body = models.TextField(blank=True, help_text="Markdown.")
     updated = models.DateTimeField(
-        auto_now=True, help_text="Moves forward on every save; kept as written in fixtures."
+        default=timezone.now,
+        editable=False,
+        help_text="The date of the latest revision: set on every save, kept as written in "
+        "fixtures.",
     )
     path = models.CharField(max_length=1000, unique=True, editable=False)
     body_html = models.TextField(blank=True, editable=False)
 
     objects = NodeManager()
+    # django-simple-history records every save (and delete) as a revision with its author and
+    # edit summary; the nested-set fields and the rendered HTML are not part of a revision.
+    history = HistoricalRecords(
+        excluded_fields=["lft", "rght", "tree_id", "level", "body_html"],
+        history_change_reason_field=models.TextField(null=True, blank=True),
+    )
 
     class Meta:
         constraints = [
@@ -207,24 +224,54 @@ class Node(MPTTModel):
         )
 
     def save(self, *args, **kwargs):
-        """Save the node, keeping ``slug``, ``path`` and ``body_html`` right.
+        """Save the node as a new revision, keeping the derived fields right.
 
-        Renders the body once per save, and rewrites the stored paths of all descendants when
-        this node's path changed (a rename or a move).
+        Fills in the slug, renders the body once, moves ``updated`` to now (the revision's
+        date), and when the node's path changed (a rename or a move) rewrites the paths of
+        all its descendants and keeps every old path as a redirect.
         """
         self.fill_slug()
         self.body_html = render_markdown(self.body)
-        old_path = self.path
+        self.updated = self._history_date = timezone.now()
+        old_path = Node.objects.filter(pk=self.pk).values_list("path", flat=True).first()
         self.path = self.build_path()
         super().save(*args, **kwargs)
-        if old_path and old_path != self.path:
-            rewrite_descendant_paths(self)
+        if old_path != self.path:
+            moved = {old_path: self.pk} if old_path else {}
+            moved.update(rewrite_descendant_paths(self))
+            PathRedirect.record(moved, taken=[self.path])
 
     def build_path(self):
         """Return the URL path from the parent's stored path and this node's slug."""
         if self.parent_id is None:
             return self.slug
         return f"{self.parent.path}/{self.slug}"
+
+
+class PathRedirect(models.Model):
+    """A URL path a node was once served at, answered with a 301 to its current URL.
+
+    Pointing at the node rather than at a path collapses chains (renamed twice, both old
+    paths lead straight to the current one), and deleting the node deletes its redirects.
+    A node that later takes the path over wins: its page is looked up first.
+    """
+
+    old_path = models.CharField(max_length=1000, unique=True)
+    node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="redirects")
+
+    def __str__(self):
+        return f"{self.old_path} → {self.node.path}"
+
+    @classmethod
+    def record(cls, moved, taken):
+        """Keep old paths as redirects, and drop redirects from paths nodes now use.
+
+        Args:
+            moved: a mapping of old path to the primary key of the node that left it.
+            taken: paths that nodes have just come to use.
+        """
+        cls.objects.filter(old_path__in=[*moved, *taken]).delete()
+        cls.objects.bulk_create(cls(old_path=path, node_id=pk) for path, pk in moved.items())
 
 
 def rewrite_descendant_paths(node):
@@ -236,25 +283,36 @@ def rewrite_descendant_paths(node):
 
     Args:
         node: a saved node whose ``path`` is already right.
+
+    Returns:
+        A mapping of each descendant's old path to its primary key, for those that changed.
     """
-    changed = []
+    changed, moved = [], {}
     parents = {node.pk: node.path}
     while parents:
-        children = list(Node.objects.filter(parent_id__in=parents).only("pk", "slug", "parent"))
+        children = Node.objects.filter(parent_id__in=parents).only("pk", "slug", "parent", "path")
+        children = list(children)
         for child in children:
-            child.path = f"{parents[child.parent_id]}/{child.slug}"
-        changed.extend(children)
+            new_path = f"{parents[child.parent_id]}/{child.slug}"
+            if child.path != new_path:
+                moved[child.path] = child.pk
+                child.path = new_path
+                changed.append(child)
         parents = {child.pk: child.path for child in children}
     Node.objects.bulk_update(changed, ["path"], batch_size=500)
+    return moved
 
 
 @receiver(post_save, sender=Node, dispatch_uid="chapters.refresh_derived_fields_on_load")
 def refresh_derived_fields_on_load(sender, instance, raw, **kwargs):
-    """Compute ``path`` and ``body_html`` for a node loaded from a fixture.
+    """Compute ``path`` and ``body_html`` for a node loaded from a fixture, and record it.
 
     ``loaddata`` saves rows raw, without calling ``Node.save()``; Django's ``post_save`` signal
-    with ``raw=True`` is its one hook for such saves. Whatever a fixture says about the derived
-    fields is replaced, so a fixture cannot smuggle in unsanitized HTML.
+    with ``raw=True`` is its one hook for such saves (django-simple-history skips raw saves).
+    Whatever a fixture says about the derived fields is replaced, so a fixture cannot smuggle
+    in unsanitized HTML. A revision dated as the fixture's ``updated`` is recorded when the
+    row's content differs from the node's latest revision, so loading the same fixture again
+    records nothing.
     """
     if not raw:
         return
@@ -267,3 +325,26 @@ def refresh_derived_fields_on_load(sender, instance, raw, **kwargs):
     instance.body_html = render_markdown(instance.body)
     Node.objects.filter(pk=instance.pk).update(path=instance.path, body_html=instance.body_html)
     rewrite_descendant_paths(instance)
+    PathRedirect.objects.filter(old_path=instance.path).delete()
+    record_loaded_revision(instance)
+
+
+def record_loaded_revision(node):
+    """Record a revision of ``node`` as a fixture wrote it, unless its content is unchanged.
+
+    Args:
+        node: a node just saved raw by ``loaddata``.
+    """
+    latest = Node.history.filter(id=node.pk).first()
+    content = {field: getattr(node, field) for field in REVISION_FIELDS}
+    if latest and all(getattr(latest, field) == value for field, value in content.items()):
+        return
+    Node.history.model.objects.create(
+        history_date=node.updated,
+        history_type="~" if latest else "+",
+        history_change_reason="Loaded from a fixture",
+        **{
+            field.attname: getattr(node, field.attname)
+            for field in Node.history.model.tracked_fields
+        },
+    )
