@@ -1,0 +1,133 @@
+"""Revisions of nodes, as django-simple-history records them: lists, comparisons, reverts.
+
+Every save of a node is a revision (a row of ``Node.history.model``, "HistoricalNode"),
+with its author (``history_user``), date (``history_date``) and edit summary
+(``history_change_reason``). Revision ids (``history_id``) are unique across the wiki.
+"""
+
+from django.core.exceptions import ValidationError
+
+from .diff import diff_text, field_changes
+from .models import Node
+
+__all__ = ["all_revisions", "with_size_changes", "compare", "revert"]
+
+
+def all_revisions(area=None):
+    """Return the revisions of every node, newest first, optionally of one area's subtree.
+
+    Args:
+        area: a node; only revisions of it and its current descendants are returned.
+
+    Returns:
+        A queryset of historical records with their authors.
+    """
+    revisions = Node.history.select_related("history_user")
+    if area is not None:
+        revisions = revisions.filter(id__in=area.get_descendants(include_self=True).values("pk"))
+    return revisions
+
+
+def with_size_changes(revisions, older):
+    """Pair each revision with the change in body length from the revision before it.
+
+    Args:
+        revisions: revisions of one node, newest first.
+        older: the revision just before the oldest of ``revisions``, or None.
+
+    Returns:
+        A list of ``(revision, change)``; ``change`` is a signed number of characters.
+    """
+    sizes = [len(r.body) for r in revisions] + [len(older.body) if older else 0]
+    return [(r, sizes[i] - sizes[i + 1]) for i, r in enumerate(revisions)]
+
+
+def compare(old, new):
+    """Return what differs between two revisions: fields to show, and the body's line diff.
+
+    Args:
+        old, new: two revisions, usually of the same node.
+
+    Returns:
+        A dict with ``fields`` (a list of :class:`chapters.diff.FieldChange` for title,
+        slug, kind, status and parent) and ``body`` (hunks as ``diff_text`` returns them).
+    """
+    parents = dict(
+        Node.objects.filter(pk__in=[old.parent_id, new.parent_id]).values_list("pk", "title")
+    )
+
+    def parent(revision):
+        if revision.parent_id is None:
+            return "(top level)"
+        return parents.get(revision.parent_id, f"(deleted section #{revision.parent_id})")
+
+    fields = [
+        ("Title", lambda r: r.title),
+        ("Slug", lambda r: r.slug),
+        ("Kind", lambda r: Node.Kind(r.kind).label),
+        ("Status", lambda r: Node.Status(r.status).label),
+        ("Parent", parent),
+    ]
+    return {"fields": field_changes(old, new, fields), "body": diff_text(old.body, new.body)}
+
+
+def revert(node, revision, user=None):
+    """Restore ``node``'s content from ``revision`` and save that as a new revision.
+
+    Title, status and body are always restored. Slug, kind and parent are restored only where
+    the tree allows it now (the parent still exists and may hold the node, no sibling has
+    taken the slug, a node with children stays a section); the node is moved only through
+    django-mptt, never by writing tree fields.
+
+    Args:
+        node: the node, freshly loaded.
+        revision: one of ``node``'s revisions.
+        user: the author of the revert, or None.
+
+    Returns:
+        A list of sentences saying what could not be restored.
+
+    Raises:
+        ValueError: ``revision`` belongs to another node.
+    """
+    if revision.id != node.pk:
+        raise ValueError(f"Revision {revision.history_id} is not a revision of “{node.title}”.")
+    notes = []
+    node.title, node.status, node.body = revision.title, revision.status, revision.body
+    current = (node.kind, node.parent, node.slug)
+    old_parent = node.parent
+    if revision.parent_id != node.parent_id:
+        old_parent = (
+            Node.objects.filter(pk=revision.parent_id).first() if revision.parent_id else None
+        )
+        if revision.parent_id and old_parent is None:
+            notes.append("The section it was in no longer exists, so it stays where it is.")
+            old_parent = node.parent
+    if revision.kind == Node.Kind.CHAPTER and node.get_children().exists():
+        notes.append("It has children now, so it stays a section.")
+    else:
+        node.kind = revision.kind
+    candidates = [
+        (old_parent, revision.slug),
+        (node.parent, revision.slug),
+        (old_parent, node.slug),
+        (node.parent, node.slug),
+    ]
+    first_error = None
+    for parent, slug in candidates:
+        node.slug = slug
+        try:
+            node.validate_placement(parent)
+        except ValidationError as error:
+            first_error = first_error or error
+            continue
+        node.parent = parent
+        break
+    else:
+        node.kind, node.parent, node.slug = current
+    if first_error is not None:
+        notes.extend(first_error.messages)
+    node._change_reason = f"Reverted to revision {revision.history_id}"
+    node._history_user = user
+    node.save()
+    return notes
