@@ -5,7 +5,7 @@ Each is one query, whatever the size of the tree, and returns nodes in tree orde
 
 from .models import Node
 
-__all__ = ["table_of_contents", "breadcrumb", "neighbours"]
+__all__ = ["table_of_contents", "breadcrumb", "neighbours", "with_breadcrumbs"]
 
 
 def table_of_contents():
@@ -51,3 +51,32 @@ def neighbours(node):
     previous = siblings[index - 1] if index > 0 else None
     following = siblings[index + 1] if index + 1 < len(siblings) else None
     return previous, following
+
+
+def _ancestor_paths(path):
+    """Return the stored paths of the ancestors of the node at ``path``, from the top."""
+    parts = path.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def with_breadcrumbs(revisions):
+    """Pair revisions with their nodes and the nodes' ancestors, in two queries in all.
+
+    The ancestors are found by the prefixes of the nodes' stored paths.
+
+    Args:
+        revisions: historical records of nodes.
+
+    Returns:
+        A list of ``(revision, node, ancestors)``; ``node`` is None (and ``ancestors``
+        empty) for a node that has since been deleted.
+    """
+    nodes = Node.objects.for_navigation().in_bulk({revision.id for revision in revisions})
+    paths = {p for node in nodes.values() for p in _ancestor_paths(node.path)}
+    by_path = {n.path: n for n in Node.objects.for_navigation().filter(path__in=paths)}
+    rows = []
+    for revision in revisions:
+        node = nodes.get(revision.id)
+        ancestors = [by_path[p] for p in _ancestor_paths(node.path)] if node else []
+        rows.append((revision, node, ancestors))
+    return rows

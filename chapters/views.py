@@ -1,9 +1,19 @@
-"""The reader's pages: the home page with the table of contents, and one page per node."""
+"""The reader's pages: contents, nodes, their history, recent changes. Short function views."""
 
-from django.shortcuts import get_object_or_404, render
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
 
-from . import navigation
-from .models import Node
+from . import history, navigation
+from .forms import CompareForm, RecentChangesForm
+from .markdown import render_markdown
+from .models import Node, PathRedirect
+
+REVISIONS_PER_PAGE = 50
 
 
 def home(request):
@@ -12,8 +22,11 @@ def home(request):
 
 
 def node_detail(request, path):
-    """Render the section or chapter stored at ``path``, or answer 404."""
-    node = get_object_or_404(Node, path=path)
+    """Render the section or chapter at ``path``; 301 from a path it had before; else 404."""
+    node = Node.objects.filter(path=path).first()
+    if node is None:
+        moved = get_object_or_404(PathRedirect.objects.select_related("node"), old_path=path)
+        return redirect(moved.node, permanent=True)
     context = {
         "node": node,
         "ancestors": navigation.breadcrumb(node),
@@ -24,3 +37,103 @@ def node_detail(request, path):
         return render(request, "chapters/chapter.html", context)
     context["children"] = node.get_children()
     return render(request, "chapters/section.html", context)
+
+
+def node_history(request, path):
+    """List the revisions of the node at ``path``, newest first, with size changes."""
+    node = get_object_or_404(Node, path=path)
+    revisions = history.all_revisions().filter(id=node.pk)
+    page = Paginator(revisions, REVISIONS_PER_PAGE).get_page(request.GET.get("page"))
+    older = revisions[page.end_index() : page.end_index() + 1].first()
+    return render(
+        request,
+        "chapters/history.html",
+        {
+            "node": node,
+            "ancestors": navigation.breadcrumb(node),
+            "page": page,
+            "rows": history.with_size_changes(list(page), older),
+        },
+    )
+
+
+def revision_detail(request, revision_id):
+    """Render an old revision of a node, clearly marked as old, through the sanitizer."""
+    revision = get_object_or_404(history.all_revisions(), history_id=revision_id)
+    node = Node.objects.filter(pk=revision.id).first()
+    latest = history.all_revisions().filter(id=revision.id).first()
+    return render(
+        request,
+        "chapters/revision.html",
+        {
+            "revision": revision,
+            "node": node,
+            "is_latest": latest.history_id == revision.history_id,
+            "body_html": render_markdown(revision.body),
+        },
+    )
+
+
+def revision_diff(request):
+    """Compare two revisions of one node (``?old=<id>&new=<id>``); 400 or 404 on bad input."""
+    form = CompareForm(request.GET)
+    if not form.is_valid():
+        return render(request, "chapters/bad_request.html", {"form": form}, status=400)
+    revisions = history.all_revisions()
+    new = get_object_or_404(revisions, history_id=form.cleaned_data["new"])
+    if form.cleaned_data["old"] is None:
+        old = new.prev_record
+        if old is None:
+            raise Http404(f"Revision {new.history_id} is the first of its page.")
+    else:
+        old = get_object_or_404(revisions, history_id=form.cleaned_data["old"], id=new.id)
+    return render(
+        request,
+        "chapters/diff.html",
+        {
+            "old": old,
+            "new": new,
+            "node": Node.objects.filter(pk=old.id).first(),
+            **history.compare(old, new),
+        },
+    )
+
+
+@require_POST
+def revision_revert(request, revision_id):
+    """Revert a node to one of its revisions (staff only), then go back to ``next``."""
+    if not request.user.is_staff:
+        raise PermissionDenied("Only staff can revert pages.")
+    revision = get_object_or_404(history.all_revisions(), history_id=revision_id)
+    node = Node.objects.filter(pk=revision.id).first()
+    if node is None:
+        raise Http404("That page has been deleted.")
+    notes = history.revert(node, revision, request.user)
+    messages.success(request, f"“{node.title}” was reverted to revision {revision_id}.")
+    for note in notes:
+        messages.warning(request, note)
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, {request.get_host()}):
+        target = node.get_absolute_url()
+    return redirect(target)
+
+
+def recent_changes(request):
+    """List the latest revisions across the wiki, paginated, optionally for one area."""
+    form = RecentChangesForm(request.GET)
+    if not form.is_valid():
+        return render(request, "chapters/bad_request.html", {"form": form}, status=400)
+    revisions = history.all_revisions(area=form.cleaned_data["area"])
+    page = Paginator(revisions, REVISIONS_PER_PAGE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "chapters/recent.html",
+        {
+            "form": form,
+            "page": page,
+            "query": f"{query.urlencode()}&" if query else "",
+            "rows": navigation.with_breadcrumbs(list(page)),
+        },
+    )

@@ -155,7 +155,8 @@ def test_admin_drag_and_drop_reorders_chapters_on_the_site(admin_client, client,
 def test_admin_drag_and_drop_moves_a_chapter_into_another_section(admin_client, client, small_tree):
     assert drag(admin_client, "Chapter One", "Section B1", "last-child").content == b"OK, moved."
     assert client.get("/area-b/section-b1/chapter-one/").status_code == 200
-    assert client.get("/area-a/section-a1/chapter-one/").status_code == 404
+    old = client.get("/area-a/section-a1/chapter-one/")
+    assert (old.status_code, old["Location"]) == (301, "/area-b/section-b1/chapter-one/")
     children = soup(client.get("/area-b/section-b1/")).find("ol", class_="children")
     assert [li.a.get_text() for li in children.find_all("li")] == [
         "Chapter Five",

@@ -1,0 +1,66 @@
+"""Atom feeds of recent changes: the whole wiki, and one per section (its subtree).
+
+Built on Django's syndication framework; each entry is a revision, linked to its page (which
+links to the diff against the revision before it).
+"""
+
+from django.contrib.syndication.views import Feed
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+
+from .history import all_revisions
+from .models import Node
+
+__all__ = ["RecentChangesFeed", "SectionChangesFeed"]
+
+ENTRIES = 50
+ACTIONS = {"+": "created", "~": "changed", "-": "deleted"}
+
+
+class RecentChangesFeed(Feed):
+    """The latest revisions across the wiki, newest first."""
+
+    feed_type = Atom1Feed
+    title = "Curriculum Wiki: recent changes"
+    subtitle = "The latest edits to the curriculum's sections and chapters."
+
+    def link(self):
+        return reverse("chapters:recent")
+
+    def items(self):
+        return all_revisions()[:ENTRIES]
+
+    def item_title(self, revision):
+        return f"{revision.title} ({ACTIONS[revision.history_type]})"
+
+    def item_description(self, revision):
+        return revision.history_change_reason or ""
+
+    def item_link(self, revision):
+        return reverse("chapters:revision", args=[revision.history_id])
+
+    def item_pubdate(self, revision):
+        return revision.history_date
+
+    def item_updateddate(self, revision):
+        return revision.history_date
+
+    def item_author_name(self, revision):
+        return str(revision.history_user) if revision.history_user else "script"
+
+
+class SectionChangesFeed(RecentChangesFeed):
+    """The latest revisions of a section and everything below it; 404 for other paths."""
+
+    def get_object(self, request, path):
+        return get_object_or_404(Node, path=path, kind=Node.Kind.SECTION)
+
+    def title(self, section):
+        return f"Curriculum Wiki: recent changes in {section.title}"
+
+    def link(self, section):
+        return section.get_absolute_url()
+
+    def items(self, section):
+        return all_revisions(area=section)[:ENTRIES]
