@@ -9,7 +9,7 @@ import bleach
 import markdown
 from markdown.extensions.toc import slugify_unicode
 
-__all__ = ["render_markdown"]
+__all__ = ["MarkdownError", "render_markdown"]
 
 EXTENSIONS = ["tables", "fenced_code", "codehilite", "footnotes", "toc", "sane_lists"]
 
@@ -56,6 +56,10 @@ ALLOWED_ATTRIBUTES = {
 ALLOWED_PROTOCOLS = frozenset({"http", "https", "mailto"})
 
 
+class MarkdownError(ValueError):
+    """A Markdown text that cannot be rendered (for example, lists nested too deeply)."""
+
+
 def render_markdown(text):
     """Render Markdown to HTML that is safe to insert into a page.
 
@@ -68,12 +72,21 @@ def render_markdown(text):
 
     Returns:
         The sanitized HTML as a string ("" for an empty text).
+
+    Raises:
+        MarkdownError: Python-Markdown ran out of recursion depth (it parses nested blocks
+            recursively; about a thousand levels of nested lists or quotes exhaust it).
     """
     if not text:
         return ""
-    html = markdown.markdown(
-        text, extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS, output_format="html"
-    )
+    try:
+        html = markdown.markdown(
+            text, extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS, output_format="html"
+        )
+    except RecursionError as error:
+        raise MarkdownError(
+            "The text nests lists, quotes or other blocks too deeply to be rendered."
+        ) from error
     return bleach.clean(
         html,
         tags=ALLOWED_TAGS,

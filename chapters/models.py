@@ -6,7 +6,10 @@ costs no query) and ``body_html`` (its sanitized body, so a page view renders no
 """
 
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.core.validators import validate_unicode_slug
+from django.db import models, transaction
+from django.db.models import Max, Q
+from django.db.models.functions import Length
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.urls import reverse
@@ -18,7 +21,7 @@ from mptt.models import MPTTModel, TreeForeignKey
 from mptt.querysets import TreeQuerySet
 from simple_history.models import HistoricalRecords
 
-from .markdown import render_markdown
+from .markdown import MarkdownError, render_markdown
 
 __all__ = ["Node", "NodeQuerySet", "NodeManager", "PathRedirect", "unique_slug"]
 
@@ -27,6 +30,11 @@ __all__ = ["Node", "NodeQuerySet", "NodeManager", "PathRedirect", "unique_slug"]
 RESERVED_ROOT_SLUGS = frozenset(
     {"admin", "static", "history", "revisions", "diff", "recent", "feeds", "search"}
 )
+
+PATH_MAX_LENGTH = 1000
+
+# The fields save() computes, written whatever update_fields says.
+DERIVED_FIELDS = ("slug", "path", "body_html", "updated")
 
 # The fields a revision records and a revert restores; the tree's own fields are left out.
 REVISION_FIELDS = ("title", "slug", "kind", "status", "parent_id", "body")
@@ -72,8 +80,10 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
     def move_node(self, node, target, position="last-child"):
         """Move ``node`` relative to ``target``, as django-mptt's ``TreeManager.move_node``.
 
-        This is what the admin's drag-and-drop calls. The node's new place is checked with
-        :meth:`Node.validate_placement` before anything is written.
+        This is what the admin's drag-and-drop calls. Both nodes' tree fields are read again
+        first (django-mptt moves by the numbers in memory, which other moves make stale), and
+        the node's new place is checked with :meth:`Node.validate_placement` before anything
+        is written.
 
         Args:
             node: the node to move.
@@ -85,6 +95,10 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
                 descendants, put anything under a chapter, make a chapter a root, or give the
                 node a slug a new sibling already has. Nothing is written.
         """
+        tree_fields = ["parent", "lft", "rght", "tree_id", "level"]
+        node.refresh_from_db(fields=tree_fields)
+        if target is not None:
+            target.refresh_from_db(fields=tree_fields)
         if target is None or position in ("left", "right"):
             parent = target.parent if target is not None else None
         else:
@@ -94,6 +108,62 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
         except ValidationError as error:
             raise InvalidMove(" ".join(error.messages)) from error
         super().move_node(node, target, position)
+
+    def check_tree(self):
+        """Return what is wrong with the stored tree, for data that bypassed ``save()``.
+
+        Fixtures are saved raw, so nothing checked their rows. This checks, in order: that no
+        node is its own ancestor; that the nested-set fields are what django-mptt's
+        ``rebuild()`` makes of the parents (run in a savepoint that is rolled back); and that
+        every node keeps the rules of :meth:`Node.check_placement`, has a valid slug and a
+        known kind.
+
+        Returns:
+            A list of sentences, empty when the tree is valid.
+        """
+        nodes = {node.pk: node for node in self.for_navigation()}
+        for node in nodes.values():
+            seen, ancestor = {node.pk}, nodes.get(node.parent_id)
+            while ancestor is not None:
+                if ancestor.pk in seen:
+                    return [f"“{node.title}” (pk {node.pk}) is its own ancestor."]
+                seen.add(ancestor.pk)
+                ancestor = nodes.get(ancestor.parent_id)
+        fields = ["pk", "parent_id", "tree_id", "lft", "rght", "level"]
+        stored = list(self.values_list(*fields))
+        with transaction.atomic():
+            self.rebuild()
+            rebuilt = list(self.values_list(*fields))
+            transaction.set_rollback(True)
+        if stored != rebuilt:
+            wrong = [
+                pk for (pk, *_), right in zip(stored, rebuilt, strict=True) if _ != list(right[1:])
+            ]
+            return [
+                "The tree fields do not match the parents (lft, rght, tree_id or level of "
+                f"pk {', '.join(map(str, wrong[:5]))}); they were not made by django-mptt "
+                "for this database's nodes."
+            ]
+        problems, slugs = [], {}
+        for node in nodes.values():
+            slugs.setdefault(node.parent_id, []).append(node.slug)
+        for node in nodes.values():
+            label = f"“{node.title}” (pk {node.pk})"
+            if node.kind not in Node.Kind.values:
+                problems.append(f"{label}: kind “{node.kind}” is not a choice.")
+                continue
+            try:
+                validate_unicode_slug(node.slug)
+            except ValidationError:
+                problems.append(f"{label}: the slug is empty or not a valid slug.")
+                continue
+            siblings = list(slugs[node.parent_id])
+            siblings.remove(node.slug)
+            try:
+                node.check_placement(nodes.get(node.parent_id), set(siblings))
+            except ValidationError as error:
+                problems.extend(f"{label}: {message}" for message in error.messages)
+        return problems
 
 
 class Node(MPTTModel):
@@ -132,7 +202,7 @@ class Node(MPTTModel):
         help_text="The date of the latest revision: set on every save, kept as written in "
         "fixtures.",
     )
-    path = models.CharField(max_length=1000, unique=True, editable=False)
+    path = models.CharField(max_length=PATH_MAX_LENGTH, unique=True, editable=False)
     body_html = models.TextField(blank=True, editable=False)
 
     objects = NodeManager()
@@ -171,15 +241,40 @@ class Node(MPTTModel):
         return self.kind == self.Kind.CHAPTER
 
     def validate_placement(self, parent):
-        """Check that this node may live under ``parent``.
+        """Check that this node may live under ``parent``, asking the database about siblings.
 
         Args:
             parent: the prospective parent node, or None for the top level.
 
         Raises:
+            ValidationError: (keyed by field) for the rules of :meth:`check_placement`, or
+                when the node's path or a descendant's would grow longer than the column.
+        """
+        siblings = Node.objects.filter(parent=parent).exclude(pk=self.pk)
+        self.check_placement(parent, set(siblings.values_list("slug", flat=True)))
+        depth_gain = len(parent.path) + 1 if parent is not None else 0
+        longest = len(self.slug)
+        if self.pk is not None and self.path:
+            subtree = Node.objects.filter(Q(pk=self.pk) | Q(path__startswith=f"{self.path}/"))
+            stored = subtree.aggregate(longest=Max(Length("path")))["longest"] or len(self.path)
+            longest += stored - len(self.path)
+        if depth_gain + longest > PATH_MAX_LENGTH:
+            raise ValidationError(
+                {"parent": f"The page's address would grow past {PATH_MAX_LENGTH} characters."}
+            )
+
+    def check_placement(self, parent, sibling_slugs):
+        """Check the tree's rules for this node under ``parent``, without a query.
+
+        Args:
+            parent: the prospective parent node, or None for the top level.
+            sibling_slugs: the slugs of the other children of ``parent``.
+
+        Raises:
             ValidationError: (keyed by field) when ``parent`` is this node or one of its
                 descendants, when ``parent`` is a chapter, when this node is a chapter and
-                ``parent`` is None, or when a sibling under ``parent`` already has this slug.
+                ``parent`` is None, when a top-level slug is reserved, or when a sibling
+                already has this slug.
         """
         if parent is not None and parent.is_descendant_of(self, include_self=True):
             raise ValidationError(
@@ -193,19 +288,23 @@ class Node(MPTTModel):
             raise ValidationError({"parent": "A chapter must belong to a section."})
         if parent is None and self.slug in RESERVED_ROOT_SLUGS:
             raise ValidationError({"slug": f"“{self.slug}” is reserved for the site's own URLs."})
-        siblings = Node.objects.filter(parent=parent, slug=self.slug).exclude(pk=self.pk)
-        if self.slug and siblings.exists():
+        if self.slug and self.slug in sibling_slugs:
             raise ValidationError({"slug": f"A sibling already uses the slug “{self.slug}”."})
 
     def clean(self):
         """Validate the node as the admin's form sees it.
 
         Raises:
-            ValidationError: the title is blank, a section with children is turned into a
-                chapter, or the placement is invalid (see :meth:`validate_placement`).
+            ValidationError: the title is blank, the body cannot be rendered, a section with
+                children is turned into a chapter, or the placement is invalid (see
+                :meth:`validate_placement`).
         """
         if not self.title.strip():
             raise ValidationError({"title": "The title cannot be blank."})
+        try:
+            render_markdown(self.body)
+        except MarkdownError as error:
+            raise ValidationError({"body": str(error)}) from error
         self.fill_slug()
         if self.is_chapter and self.pk is not None and self.get_children().exists():
             raise ValidationError({"kind": "This node has children, so it must stay a section."})
@@ -219,22 +318,30 @@ class Node(MPTTModel):
         if self.slug:
             return
         siblings = Node.objects.filter(parent_id=self.parent_id).exclude(pk=self.pk)
-        self.slug = unique_slug(
-            self.title, set(siblings.values_list("slug", flat=True)), fallback=self.kind
-        )
+        taken = set(siblings.values_list("slug", flat=True))
+        if self.parent_id is None:
+            taken |= RESERVED_ROOT_SLUGS
+        self.slug = unique_slug(self.title, taken, fallback=self.kind)
 
     def save(self, *args, **kwargs):
         """Save the node as a new revision, keeping the derived fields right.
 
         Fills in the slug, renders the body once, moves ``updated`` to now (the revision's
         date), and when the node's path changed (a rename or a move) rewrites the paths of
-        all its descendants and keeps every old path as a redirect.
+        all its descendants and keeps every old path as a redirect. The old path and the
+        parent's path are read from the database, not from possibly stale instances, and
+        ``update_fields`` always includes the derived fields.
+
+        Raises:
+            chapters.markdown.MarkdownError: the body cannot be rendered.
         """
         self.fill_slug()
         self.body_html = render_markdown(self.body)
         self.updated = self._history_date = timezone.now()
         old_path = Node.objects.filter(pk=self.pk).values_list("path", flat=True).first()
         self.path = self.build_path()
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], *DERIVED_FIELDS}
         super().save(*args, **kwargs)
         if old_path != self.path:
             moved = {old_path: self.pk} if old_path else {}
@@ -245,7 +352,8 @@ class Node(MPTTModel):
         """Return the URL path from the parent's stored path and this node's slug."""
         if self.parent_id is None:
             return self.slug
-        return f"{self.parent.path}/{self.slug}"
+        parent_path = Node.objects.filter(pk=self.parent_id).values_list("path", flat=True)
+        return f"{parent_path.get()}/{self.slug}"
 
 
 class PathRedirect(models.Model):
@@ -286,13 +394,21 @@ def rewrite_descendant_paths(node):
 
     Returns:
         A mapping of each descendant's old path to its primary key, for those that changed.
+
+    Raises:
+        ValidationError: a node is its own ancestor (only a fixture can make such a loop).
     """
-    changed, moved = [], {}
+    changed, moved, seen = [], {}, {node.pk}
     parents = {node.pk: node.path}
     while parents:
-        children = Node.objects.filter(parent_id__in=parents).only("pk", "slug", "parent", "path")
+        children = Node.objects.filter(parent_id__in=parents).only(
+            "pk", "title", "slug", "parent", "path"
+        )
         children = list(children)
         for child in children:
+            if child.pk in seen:
+                raise ValidationError(f"“{child.title}” (pk {child.pk}) is its own ancestor.")
+            seen.add(child.pk)
             new_path = f"{parents[child.parent_id]}/{child.slug}"
             if child.path != new_path:
                 moved[child.path] = child.pk

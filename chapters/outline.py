@@ -7,7 +7,7 @@ made from ``fixtures/curriculum-outline.txt`` by ``manage.py build_curriculum_fi
 
 import datetime
 
-from .models import Node, unique_slug
+from .models import RESERVED_ROOT_SLUGS, Node, unique_slug
 
 __all__ = ["OutlineError", "parse_outline", "build_fixture"]
 
@@ -32,7 +32,7 @@ def parse_outline(text):
 
     Raises:
         OutlineError: a line is indented by a number of spaces that is not a multiple of two,
-            skips a level, or uses tabs.
+            skips a level, goes deeper than area > section > chapter, or uses tabs.
     """
     entries = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -46,6 +46,8 @@ def parse_outline(text):
         previous_depth = entries[-1][0] if entries else -1
         if depth > previous_depth + 1:
             raise OutlineError(f"line {number}: indented more than one level: {line!r}")
+        if depth > CHAPTER_DEPTH:
+            raise OutlineError(f"line {number}: deeper than area > section > chapter: {line!r}")
         entries.append((depth, stripped.rstrip()))
     return entries
 
@@ -82,7 +84,9 @@ def build_fixture(entries, body=SCAFFOLD_BODY, updated=SCAFFOLD_UPDATED):
             tree_id, counter = tree_id + 1, 0
         parent = stack[-1] if stack else None
         kind = Node.Kind.CHAPTER if depth >= CHAPTER_DEPTH else Node.Kind.SECTION
-        taken = siblings_slugs.setdefault(parent["pk"] if parent else None, set())
+        taken = siblings_slugs.setdefault(
+            parent["pk"] if parent else None, set() if parent else set(RESERVED_ROOT_SLUGS)
+        )
         slug = unique_slug(title, taken, fallback=kind)
         taken.add(slug)
         counter += 1

@@ -1,9 +1,28 @@
 """The wiki's URLs. Node pages take every path not taken before them; the first segments
 used here are reserved as top-level slugs (``RESERVED_ROOT_SLUGS`` in models.py)."""
 
-from django.urls import path
+from django.urls import path, register_converter
 
 from . import feeds, views
+
+
+class NodePathConverter:
+    """A node's stored path: one or more segments, without NUL characters.
+
+    Like Django's ``path`` converter, but a NUL (``%00`` in a URL) never reaches the
+    database, where PostgreSQL refuses it in text.
+    """
+
+    regex = "[^\x00]+"
+
+    def to_python(self, value):
+        return value
+
+    def to_url(self, value):
+        return value
+
+
+register_converter(NodePathConverter, "nodepath")
 
 app_name = "chapters"
 
@@ -11,10 +30,10 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("recent/", views.recent_changes, name="recent"),
     path("recent/feed/", feeds.RecentChangesFeed(), name="recent-feed"),
-    path("feeds/<path:path>/", feeds.SectionChangesFeed(), name="section-feed"),
-    path("history/<path:path>/", views.node_history, name="history"),
+    path("feeds/<nodepath:path>/", feeds.SectionChangesFeed(), name="section-feed"),
+    path("history/<nodepath:path>/", views.node_history, name="history"),
     path("revisions/<int:revision_id>/", views.revision_detail, name="revision"),
     path("revisions/<int:revision_id>/revert/", views.revision_revert, name="revert"),
     path("diff/", views.revision_diff, name="diff"),
-    path("<path:path>/", views.node_detail, name="node"),
+    path("<nodepath:path>/", views.node_detail, name="node"),
 ]

@@ -6,6 +6,7 @@ import pytest
 from django.core.management import call_command
 
 from chapters.outline import build_fixture, parse_outline
+from tests.helpers import SMALL_TREE
 
 
 @pytest.fixture
@@ -28,17 +29,5 @@ def load_outline(db, tmp_path):
 
 @pytest.fixture
 def small_tree(load_outline):
-    """Load a tree of two areas, three sections and six chapters."""
-    load_outline(
-        "Area A\n"
-        "  Section A1\n"
-        "    Chapter One\n"
-        "    Chapter Two\n"
-        "    Chapter Three\n"
-        "  Section A2\n"
-        "    Chapter Four\n"
-        "Area B\n"
-        "  Section B1\n"
-        "    Chapter Five\n"
-        "    Chapter Six\n"
-    )
+    """Load a tree of two areas, three sections and six chapters (``SMALL_TREE``)."""
+    load_outline(SMALL_TREE)

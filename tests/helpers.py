@@ -4,6 +4,20 @@ from bs4 import BeautifulSoup
 
 from chapters.models import Node
 
+SMALL_TREE = """\
+Area A
+  Section A1
+    Chapter One
+    Chapter Two
+    Chapter Three
+  Section A2
+    Chapter Four
+Area B
+  Section B1
+    Chapter Five
+    Chapter Six
+"""
+
 
 def node(title):
     """Return the node titled ``title``, fetched fresh from the database."""

@@ -12,8 +12,8 @@ from django.db import IntegrityError
 
 from chapters.management.commands.build_curriculum_fixture import render_fixture
 from chapters.models import Node
-from chapters.outline import OutlineError, parse_outline
-from tests.helpers import tree_table
+from chapters.outline import OutlineError, build_fixture, parse_outline
+from tests.helpers import SMALL_TREE, tree_table
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 SEED_PAGE = Path(__file__).parent / "data" / "seed-page.txt"
@@ -99,8 +99,8 @@ def test_fixture_replaces_derived_fields_a_fixture_supplies(tmp_path, small_tree
                 "body_html": "<script>alert(1)</script>",
                 "path": "elsewhere",
                 "updated": "2026-08-09T12:00:00Z",
-                "lft": 2,
-                "rght": 3,
+                "lft": 3,
+                "rght": 4,
                 "tree_id": 1,
                 "level": 2,
             },
@@ -159,3 +159,127 @@ def test_broken_fixture_fails_clearly_and_leaves_the_database_as_it_was(
     if error is DeserializationError:
         assert isinstance(raised.value.__cause__, json.JSONDecodeError)
     assert tree_table() == before
+
+
+def write_fixture(tmp_path, rows):
+    """Write ``rows`` as a fixture file; return its path as a string."""
+    fixture = tmp_path / "rows.json"
+    fixture.write_text(json.dumps(rows), encoding="utf-8")
+    return str(fixture)
+
+
+def row(pk, title, parent, kind="section", slug=None, tree=(1, 1, 2, 0)):
+    """Return one fixture row of ``chapters.node``; ``tree`` is (tree_id, lft, rght, level)."""
+    tree_id, lft, rght, level = tree
+    return {
+        "model": "chapters.node",
+        "pk": pk,
+        "fields": {
+            "title": title,
+            "slug": slug if slug is not None else title.lower().replace(" ", "-"),
+            "kind": kind,
+            "status": "draft",
+            "parent": parent,
+            "body": "",
+            "updated": "2026-08-09T12:00:00Z",
+            "lft": lft,
+            "rght": rght,
+            "tree_id": tree_id,
+            "level": level,
+        },
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        (
+            [row(1, "Area", None, tree=(1, 1, 4, 0)), row(2, "Loop", 2, tree=(1, 2, 3, 1))],
+            "“Loop” (pk 2) is its own ancestor",
+        ),
+        (
+            [row(1, "Area", None, tree=(1, 1, 4, 0)), row(2, "Sec", 1, tree=(2, 2, 3, 1))],
+            "tree fields do not match the parents",
+        ),
+        (
+            [
+                row(1, "Area", None, tree=(1, 1, 6, 0)),
+                row(2, "Chap", 1, kind="chapter", tree=(1, 2, 5, 1)),
+                row(3, "Sub", 2, kind="chapter", tree=(1, 3, 4, 2)),
+            ],
+            "“Sub” (pk 3): “Chap” is a chapter; chapters cannot have children.",
+        ),
+        (
+            [row(1, "Loose", None, kind="chapter")],
+            "“Loose” (pk 1): A chapter must belong to a section.",
+        ),
+        ([row(1, "Admin", None)], "“Admin” (pk 1): “admin” is reserved for the site's own URLs."),
+        (
+            [row(1, "Blank", None, slug="")],
+            "“Blank” (pk 1): the slug is empty or not a valid slug.",
+        ),
+        (
+            [row(1, "Slash", None, slug="a/b")],
+            "“Slash” (pk 1): the slug is empty or not a valid slug.",
+        ),
+        ([row(1, "Odd", None, kind="bogus")], "“Odd” (pk 1): kind “bogus” is not a choice."),
+    ],
+    ids=[
+        "cycle",
+        "tree-fields",
+        "chapter-under-chapter",
+        "root-chapter",
+        "reserved",
+        "blank-slug",
+        "slash-slug",
+        "bad-kind",
+    ],
+)
+def test_fixture_with_a_broken_tree_fails_clearly_and_changes_nothing(
+    tmp_path, small_tree, rows, message
+):
+    for each in rows:
+        each["pk"] += 100
+        if each["fields"]["parent"]:
+            each["fields"]["parent"] += 100
+        each["fields"]["tree_id"] += 2
+    message = (
+        message.replace("pk 1)", "pk 101)").replace("pk 2)", "pk 102)").replace("pk 3)", "pk 103)")
+    )
+    before = tree_table()
+    with pytest.raises(CommandError) as error:
+        call_command("loaddata", write_fixture(tmp_path, rows), verbosity=0)
+    assert message in str(error.value)
+    assert tree_table() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fixture_reload_after_an_editor_added_a_node_fails_and_keeps_the_edit(
+    load_outline, small_tree
+):
+    Node.objects.create(title="Added", parent=Node.objects.get(title="Section A1"))
+    before = tree_table()
+    with pytest.raises(CommandError, match="tree fields do not match the parents"):
+        load_outline(SMALL_TREE)
+    assert tree_table() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fixture_with_a_body_too_deep_to_render_fails_clearly(tmp_path, small_tree):
+    deep = row(100, "Deep", None, tree=(10, 1, 2, 0))
+    deep["fields"]["body"] = "- " * 1000 + "x"
+    before = tree_table()
+    with pytest.raises(CommandError, match="nests lists, quotes or other blocks too deeply"):
+        call_command("loaddata", write_fixture(tmp_path, [deep]), verbosity=0)
+    assert tree_table() == before
+
+
+def test_outline_deeper_than_three_levels_is_refused():
+    with pytest.raises(OutlineError, match="line 4: deeper than area > section > chapter"):
+        parse_outline("Area\n  Section\n    Chapter\n      Sub\n")
+
+
+def test_fixture_gives_a_top_level_node_with_a_reserved_title_another_slug():
+    rows = build_fixture(parse_outline("Admin\n  Static\n"))
+    assert [r["fields"]["slug"] for r in rows] == ["admin-2", "static"]

@@ -8,7 +8,7 @@ from django.urls import reverse
 from pytest_django.asserts import assertInHTML
 
 from chapters.models import Node
-from tests.helpers import node, soup, tree_table
+from tests.helpers import SMALL_TREE, node, soup, tree_table
 
 FIXTURE_DATE = datetime.datetime(2026, 8, 9, 12, 0, tzinfo=datetime.UTC)
 
@@ -49,7 +49,7 @@ def test_history_loading_the_same_fixture_again_records_nothing(curriculum):
 
 @pytest.mark.django_db
 def test_history_loading_a_changed_fixture_records_a_revision(load_outline, small_tree):
-    load_outline("Area A\n  Section A1\n    Chapter Uno\n")
+    load_outline(SMALL_TREE.replace("Chapter One", "Chapter Uno"))
     assert [r.title for r in Node.history.filter(id=3)] == ["Chapter Uno", "Chapter One"]
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from chapters.markdown import render_markdown
+from chapters.markdown import MarkdownError, render_markdown
 
 
 def test_render_markdown_empty_body_is_empty():
@@ -82,3 +82,8 @@ def test_render_markdown_keeps_images_and_links():
 )
 def test_render_markdown_makes_hostile_input_inert(source, expected):
     assert render_markdown(source) == expected
+
+
+def test_render_markdown_refuses_blocks_nested_too_deeply():
+    with pytest.raises(MarkdownError, match="nests lists, quotes or other blocks too deeply"):
+        render_markdown("- " * 1000 + "x")

@@ -157,7 +157,7 @@ def test_node_clean_refuses_a_chapter_at_the_top_level(small_tree):
 @pytest.mark.parametrize("title", ["Admin", "Static", "History", "Revisions", "Recent", "Feeds"])
 def test_node_clean_refuses_reserved_top_level_slug(small_tree, title):
     with pytest.raises(ValidationError) as error:
-        Node(title=title, kind=Node.Kind.SECTION).full_clean()
+        Node(title=title, slug=title.lower(), kind=Node.Kind.SECTION).full_clean()
     slug = title.lower()
     assert error.value.message_dict["slug"] == [f"“{slug}” is reserved for the site's own URLs."]
 
@@ -208,3 +208,68 @@ def test_node_move_refuses_moves_that_break_the_tree(small_tree, moved, target, 
         node(moved).move_to(node(target), position)
     assert str(error.value) == message
     assert tree_table() == before
+
+
+@pytest.mark.django_db
+def test_node_top_level_slug_made_from_a_reserved_title_gets_a_number(small_tree):
+    assert make("Admin").slug == "admin-2"
+
+
+@pytest.mark.django_db
+def test_node_save_reads_the_parents_path_from_the_database(small_tree):
+    chapter = node("Chapter One")
+    assert chapter.parent.path == "area-a/section-a1"
+    area = node("Area A")
+    area.slug = "renamed"
+    area.save()
+    chapter.title = "Chapter One, edited"
+    chapter.save()
+    assert node("Chapter One, edited").path == "renamed/section-a1/chapter-one"
+
+
+@pytest.mark.django_db
+def test_node_save_with_update_fields_keeps_derived_fields_right(small_tree):
+    section = node("Section A1")
+    section.slug = "renamed"
+    section.save(update_fields=["slug"])
+    assert node("Section A1").path == "area-a/renamed"
+    assert node("Chapter One").path == "area-a/renamed/chapter-one"
+
+
+@pytest.mark.django_db
+def test_node_move_with_stale_instances_keeps_the_tree_valid(small_tree):
+    first, second = node("Section A1"), node("Section A2")
+    first.move_to(node("Area B"), "last-child")
+    second.move_to(node("Area B"), "last-child")
+    before = tree_table()
+    Node.objects.rebuild()
+    assert tree_table() == before
+    assert [n.title for n in node("Area B").get_children()] == [
+        "Section B1",
+        "Section A1",
+        "Section A2",
+    ]
+
+
+@pytest.mark.django_db
+def test_node_move_that_makes_a_path_too_long_is_refused(small_tree):
+    parent = node("Area A")
+    for depth in range(9):
+        parent = make(f"Level {depth}", parent, slug=f"{depth}" * 100)
+    parent = make("Deepest", parent, slug="d" * 60)
+    assert len(parent.path) == 976
+    before = tree_table()
+    with pytest.raises(InvalidMove, match="would grow past 1000 characters"):
+        node("Section A1").move_to(parent, "last-child")
+    assert tree_table() == before
+
+
+@pytest.mark.django_db
+def test_node_clean_refuses_a_body_nested_too_deeply(small_tree):
+    chapter = node("Chapter One")
+    chapter.body = "- " * 1000 + "x"
+    with pytest.raises(ValidationError) as error:
+        chapter.full_clean()
+    assert error.value.message_dict["body"] == [
+        "The text nests lists, quotes or other blocks too deeply to be rendered."
+    ]

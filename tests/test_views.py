@@ -243,3 +243,11 @@ def test_section_page_and_home_queries(client, curriculum, django_assert_num_que
         client.get("/ml-systems/ml-compilers/")
     with django_assert_num_queries(1):
         client.get("/")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "url", ["/%00/", "/a%00b/", "/area-a/section-a1%00/", "/history/%00/", "/feeds/a%00/"]
+)
+def test_path_with_a_nul_character_is_404(client, small_tree, url):
+    assert client.get(url).status_code == 404
