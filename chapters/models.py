@@ -20,8 +20,9 @@ from .markdown import render_markdown
 
 __all__ = ["Node", "NodeQuerySet", "NodeManager", "unique_slug"]
 
-# First path segments that belong to other URLs of the project (see wiki/urls.py).
-RESERVED_ROOT_SLUGS = frozenset({"admin", "static"})
+# First path segments that belong to other URLs of the project (see wiki/urls.py and
+# chapters/urls.py): a top-level node with one of these slugs could never be reached.
+RESERVED_ROOT_SLUGS = frozenset({"admin", "search", "static"})
 
 
 def unique_slug(title, taken, fallback):

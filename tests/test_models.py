@@ -154,10 +154,19 @@ def test_node_clean_refuses_a_chapter_at_the_top_level(small_tree):
 
 
 @pytest.mark.django_db
-def test_node_clean_refuses_reserved_top_level_slug(small_tree):
+@pytest.mark.parametrize("title", ["Admin", "Search", "Static"])
+def test_node_clean_refuses_reserved_top_level_slug(small_tree, title):
     with pytest.raises(ValidationError) as error:
-        Node(title="Admin", kind=Node.Kind.SECTION).full_clean()
-    assert error.value.message_dict["slug"] == ["“admin” is reserved for the site's own URLs."]
+        Node(title=title, kind=Node.Kind.SECTION).full_clean()
+    slug = title.lower()
+    assert error.value.message_dict["slug"] == [f"“{slug}” is reserved for the site's own URLs."]
+
+
+@pytest.mark.django_db
+def test_node_clean_allows_reserved_slug_below_the_top_level(small_tree):
+    chapter = Node(title="Search", kind=Node.Kind.CHAPTER, parent=node("Section A1"))
+    chapter.full_clean()
+    assert chapter.slug == "search"
 
 
 @pytest.mark.django_db
