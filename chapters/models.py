@@ -1,8 +1,9 @@
 """The wiki's one tree: sections and chapters as nodes of a django-mptt tree.
 
 Areas are root sections, their sections are child sections, chapters are leaves. Each node
-stores two derived fields that ``save()`` keeps right: ``path`` (its full URL path, so a link
-costs no query) and ``body_html`` (its sanitized body, so a page view renders no Markdown).
+stores three derived fields that ``save()`` keeps right: ``path`` (its full URL path, so a link
+costs no query), ``body_html`` (its sanitized body, so a page view renders no Markdown) and
+``body_text`` (the text of that HTML, which search matches and quotes).
 """
 
 from django.core.exceptions import ValidationError
@@ -16,7 +17,7 @@ from mptt.managers import TreeManager
 from mptt.models import MPTTModel, TreeForeignKey
 from mptt.querysets import TreeQuerySet
 
-from .markdown import render_markdown
+from .markdown import html_to_text, render_markdown
 
 __all__ = ["Node", "NodeQuerySet", "NodeManager", "unique_slug"]
 
@@ -54,9 +55,9 @@ class NodeQuerySet(TreeQuerySet):
         """Return the nodes with only the fields links and the table of contents need.
 
         Returns:
-            A queryset that defers the Markdown body and its HTML.
+            A queryset that defers the Markdown body, its HTML and its text.
         """
-        return self.defer("body", "body_html")
+        return self.defer("body", "body_html", "body_text")
 
 
 class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
@@ -124,6 +125,7 @@ class Node(MPTTModel):
     )
     path = models.CharField(max_length=1000, unique=True, editable=False)
     body_html = models.TextField(blank=True, editable=False)
+    body_text = models.TextField(blank=True, editable=False)
 
     objects = NodeManager()
 
@@ -208,13 +210,14 @@ class Node(MPTTModel):
         )
 
     def save(self, *args, **kwargs):
-        """Save the node, keeping ``slug``, ``path`` and ``body_html`` right.
+        """Save the node, keeping ``slug``, ``path``, ``body_html`` and ``body_text`` right.
 
         Renders the body once per save, and rewrites the stored paths of all descendants when
         this node's path changed (a rename or a move).
         """
         self.fill_slug()
         self.body_html = render_markdown(self.body)
+        self.body_text = html_to_text(self.body_html)
         old_path = self.path
         self.path = self.build_path()
         super().save(*args, **kwargs)
@@ -251,7 +254,7 @@ def rewrite_descendant_paths(node):
 
 @receiver(post_save, sender=Node, dispatch_uid="chapters.refresh_derived_fields_on_load")
 def refresh_derived_fields_on_load(sender, instance, raw, **kwargs):
-    """Compute ``path`` and ``body_html`` for a node loaded from a fixture.
+    """Compute ``path``, ``body_html`` and ``body_text`` for a node loaded from a fixture.
 
     ``loaddata`` saves rows raw, without calling ``Node.save()``; Django's ``post_save`` signal
     with ``raw=True`` is its one hook for such saves. Whatever a fixture says about the derived
@@ -266,5 +269,8 @@ def refresh_derived_fields_on_load(sender, instance, raw, **kwargs):
     )
     instance.path = f"{parent_path}/{instance.slug}" if parent_path else instance.slug
     instance.body_html = render_markdown(instance.body)
-    Node.objects.filter(pk=instance.pk).update(path=instance.path, body_html=instance.body_html)
+    instance.body_text = html_to_text(instance.body_html)
+    Node.objects.filter(pk=instance.pk).update(
+        path=instance.path, body_html=instance.body_html, body_text=instance.body_text
+    )
     rewrite_descendant_paths(instance)

@@ -123,6 +123,15 @@ def test_node_body_html_is_rendered_on_save(small_tree):
 
 
 @pytest.mark.django_db
+def test_node_body_text_is_the_rendered_bodys_text_on_save(small_tree):
+    chapter = node("Chapter One")
+    assert chapter.body_text == "This chapter is currently a scaffold."
+    chapter.body = "## Fusion\n\n**Fused** `a < b` &amp; <script>x()</script>"
+    chapter.save()
+    assert node("Chapter One").body_text == "Fusion Fused a < b & x()"
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("title", "slug", "parent", "field", "message"),
     [
