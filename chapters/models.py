@@ -48,6 +48,11 @@ def unique_slug(title, taken, fallback):
     return slug
 
 
+def _mentions(term):
+    """Return a condition: ``term`` occurs in the node's title or body text, in any case."""
+    return models.Q(title__icontains=term) | models.Q(body_text__icontains=term)
+
+
 class NodeQuerySet(TreeQuerySet):
     """Querysets of nodes, in tree order (django-mptt's default ordering)."""
 
@@ -58,6 +63,34 @@ class NodeQuerySet(TreeQuerySet):
             A queryset that defers the Markdown body, its HTML and its text.
         """
         return self.defer("body", "body_html", "body_text")
+
+    def in_area(self, slug):
+        """Return the nodes of one area: the area itself and every node under it.
+
+        Uses the stored paths (an area's descendants' paths start with its slug and a slash),
+        so it needs no query for the area's tree id.
+
+        Args:
+            slug: the slug of an area (a root node).
+        """
+        return self.filter(models.Q(path=slug) | models.Q(path__startswith=f"{slug}/"))
+
+    def containing(self, terms, excluded=()):
+        """Return the nodes whose title or body text contains every term and no excluded one.
+
+        Matching ignores case as the database's ``icontains`` does: on SQLite, that is only for
+        ASCII letters (SQLite's ``LIKE``).
+
+        Args:
+            terms: strings that must each occur in the title or the body text.
+            excluded: strings that must occur in neither.
+        """
+        nodes = self
+        for term in terms:
+            nodes = nodes.filter(_mentions(term))
+        for term in excluded:
+            nodes = nodes.exclude(_mentions(term))
+        return nodes
 
 
 class NodeManager(TreeManager.from_queryset(NodeQuerySet)):

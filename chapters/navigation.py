@@ -1,11 +1,11 @@
-"""Reads that span the tree: the table of contents, the breadcrumb and a chapter's neighbours.
+"""Reads that span the tree: the table of contents, breadcrumbs and a chapter's neighbours.
 
 Each is one query, whatever the size of the tree, and returns nodes in tree order.
 """
 
 from .models import Node
 
-__all__ = ["table_of_contents", "breadcrumb", "neighbours"]
+__all__ = ["table_of_contents", "breadcrumb", "breadcrumbs", "neighbours"]
 
 
 def table_of_contents():
@@ -30,6 +30,28 @@ def breadcrumb(node):
         A list of nodes; empty for an area.
     """
     return list(node.get_ancestors().for_navigation())
+
+
+def breadcrumbs(nodes):
+    """Return the ancestors of each of ``nodes``, from its area down to its parent (one query).
+
+    An ancestor's stored path is a prefix of the node's path ending at a slash, so the
+    ancestors of a whole page of search results are one lookup of those prefixes (no query at
+    all when every node is an area).
+
+    Args:
+        nodes: an iterable of nodes, e.g. a page of search results.
+
+    Returns:
+        A dict from each node's primary key to a list of nodes; empty for an area.
+    """
+    prefixes = {}
+    for node in nodes:
+        parts = node.path.split("/")
+        prefixes[node.pk] = ["/".join(parts[:end]) for end in range(1, len(parts))]
+    wanted = {prefix for paths in prefixes.values() for prefix in paths}
+    found = {n.path: n for n in Node.objects.for_navigation().filter(path__in=wanted)}
+    return {pk: [found[p] for p in paths if p in found] for pk, paths in prefixes.items()}
 
 
 def neighbours(node):
