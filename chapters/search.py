@@ -132,7 +132,9 @@ def _title_is(query):
 def _find_postgresql(nodes, query):
     """Search with PostgreSQL's full-text search; see the module's docstring."""
     vector = search_vector()
-    tsquery = SearchQuery(query, search_type="websearch", config=SEARCH_CONFIG)
+    # "<" in the query is a blank too, as in the text: "vector<float>" is two words.
+    words = query.replace("<", " ")
+    tsquery = SearchQuery(words, search_type="websearch", config=SEARCH_CONFIG)
     return (
         nodes.defer("body_text")
         .alias(document=vector, title_is_query=_title_is(query))
