@@ -325,7 +325,8 @@ def test_search_page_costs_four_queries(client, curriculum, django_assert_num_qu
 @pytest.mark.django_db
 def test_search_box_is_in_the_header_of_every_page(client, curriculum):
     box = """
-        <form role="search" aria-label="Site" class="site-search" method="get" action="/search/">
+        <form role="search" aria-label="Site search" class="site-search" method="get"
+              action="/search/">
           <label class="visually-hidden" for="site-search-q">Search the wiki</label>
           <input type="search" id="site-search-q" name="q" value="%s"
                  placeholder="Search chapters">
