@@ -1,15 +1,18 @@
-"""Render a node's Markdown body to sanitized HTML.
+"""Render a node's Markdown body to sanitized HTML, and that HTML to the text a reader reads.
 
-This is the only module that knows which Markdown extensions the wiki uses and which HTML the
-sanitizer lets through. The allowlist keeps exactly what those extensions produce and drops
-everything else, so raw HTML in a body can add nothing that Markdown could not have written.
+This is the only module that knows which Markdown extensions the wiki uses, which HTML the
+sanitizer lets through, and which parts of that HTML are marks rather than text. The allowlist
+keeps exactly what those extensions produce and drops everything else, so raw HTML in a body
+can add nothing that Markdown could not have written.
 """
+
+from html.parser import HTMLParser
 
 import bleach
 import markdown
 from markdown.extensions.toc import slugify_unicode
 
-__all__ = ["MarkdownError", "render_markdown"]
+__all__ = ["MarkdownError", "render_markdown", "html_to_text"]
 
 EXTENSIONS = ["tables", "fenced_code", "codehilite", "footnotes", "toc", "sane_lists"]
 
@@ -95,3 +98,55 @@ def render_markdown(text):
         strip=True,
         strip_comments=True,
     )
+
+
+# Links the extensions add that are marks, not text: heading permalinks ("¶"), footnote
+# references (the number) and footnote back-links ("↩").
+MARK_LINK_CLASSES = frozenset({"headerlink", "footnote-ref", "footnote-backref"})
+
+# Elements whose boundaries do not separate words ("<em>fus</em>ion" is one word).
+INLINE_TAGS = frozenset({"a", "abbr", "code", "del", "em", "span", "strong", "sup"})
+
+
+class _TextCollector(HTMLParser):
+    """Collect the text of sanitized HTML, leaving out the links in MARK_LINK_CLASSES."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts = []
+        self.in_mark_link = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a" and MARK_LINK_CLASSES & set((dict(attrs).get("class") or "").split()):
+            self.in_mark_link = True
+        if tag not in INLINE_TAGS:
+            self.parts.append(" ")
+
+    def handle_endtag(self, tag):
+        if tag == "a":
+            self.in_mark_link = False
+        if tag not in INLINE_TAGS:
+            self.parts.append(" ")
+
+    def handle_data(self, data):
+        if not self.in_mark_link:
+            self.parts.append(data)
+
+
+def html_to_text(html):
+    """Return the text a reader reads in HTML made by :func:`render_markdown`, on one line.
+
+    Entities are decoded (the result is plain text, to be escaped wherever it is shown), block
+    boundaries become spaces, runs of whitespace become one space, and the permalink and
+    footnote marks the extensions add are left out. Search matches and quotes this text.
+
+    Args:
+        html: sanitized HTML, as :func:`render_markdown` returns it; may be empty.
+
+    Returns:
+        The text, without leading or trailing whitespace ("" for an empty body).
+    """
+    collector = _TextCollector()
+    collector.feed(html)
+    collector.close()
+    return " ".join("".join(collector.parts).split())

@@ -1,8 +1,9 @@
 """The wiki's one tree: sections and chapters as nodes of a django-mptt tree.
 
 Areas are root sections, their sections are child sections, chapters are leaves. Each node
-stores two derived fields that ``save()`` keeps right: ``path`` (its full URL path, so a link
-costs no query) and ``body_html`` (its sanitized body, so a page view renders no Markdown).
+stores three derived fields that ``save()`` keeps right: ``path`` (its full URL path, so a link
+costs no query), ``body_html`` (its sanitized body, so a page view renders no Markdown) and
+``body_text`` (the text of that HTML, which search matches and quotes).
 """
 
 from django.core.exceptions import ValidationError
@@ -21,7 +22,7 @@ from mptt.models import MPTTModel, TreeForeignKey
 from mptt.querysets import TreeQuerySet
 from simple_history.models import HistoricalRecords
 
-from .markdown import MarkdownError, render_markdown
+from .markdown import MarkdownError, html_to_text, render_markdown
 
 __all__ = ["Node", "NodeQuerySet", "NodeManager", "PathRedirect", "unique_slug"]
 
@@ -34,7 +35,7 @@ RESERVED_ROOT_SLUGS = frozenset(
 PATH_MAX_LENGTH = 1000
 
 # The fields save() computes, written whatever update_fields says.
-DERIVED_FIELDS = ("slug", "path", "body_html", "updated")
+DERIVED_FIELDS = ("slug", "path", "body_html", "body_text", "updated")
 
 # The fields a revision records and a revert restores; the tree's own fields are left out.
 REVISION_FIELDS = ("title", "slug", "kind", "status", "parent_id", "body")
@@ -62,6 +63,11 @@ def unique_slug(title, taken, fallback):
     return slug
 
 
+def _mentions(term):
+    """Return a condition: ``term`` occurs in the node's title or body text, in any case."""
+    return models.Q(title__icontains=term) | models.Q(body_text__icontains=term)
+
+
 class NodeQuerySet(TreeQuerySet):
     """Querysets of nodes, in tree order (django-mptt's default ordering)."""
 
@@ -69,9 +75,37 @@ class NodeQuerySet(TreeQuerySet):
         """Return the nodes with only the fields links and the table of contents need.
 
         Returns:
-            A queryset that defers the Markdown body and its HTML.
+            A queryset that defers the Markdown body, its HTML and its text.
         """
-        return self.defer("body", "body_html")
+        return self.defer("body", "body_html", "body_text")
+
+    def in_area(self, slug):
+        """Return the nodes of one area: the area itself and every node under it.
+
+        Uses the stored paths (an area's descendants' paths start with its slug and a slash),
+        so it needs no query for the area's tree id.
+
+        Args:
+            slug: the slug of an area (a root node).
+        """
+        return self.filter(models.Q(path=slug) | models.Q(path__startswith=f"{slug}/"))
+
+    def containing(self, terms, excluded=()):
+        """Return the nodes whose title or body text contains every term and no excluded one.
+
+        Matching ignores case as the database's ``icontains`` does: on SQLite, that is only for
+        ASCII letters (SQLite's ``LIKE``).
+
+        Args:
+            terms: strings that must each occur in the title or the body text.
+            excluded: strings that must occur in neither.
+        """
+        nodes = self
+        for term in terms:
+            nodes = nodes.filter(_mentions(term))
+        for term in excluded:
+            nodes = nodes.exclude(_mentions(term))
+        return nodes
 
 
 class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
@@ -204,12 +238,13 @@ class Node(MPTTModel):
     )
     path = models.CharField(max_length=PATH_MAX_LENGTH, unique=True, editable=False)
     body_html = models.TextField(blank=True, editable=False)
+    body_text = models.TextField(blank=True, editable=False)
 
     objects = NodeManager()
     # django-simple-history records every save (and delete) as a revision with its author and
-    # edit summary; the nested-set fields and the rendered HTML are not part of a revision.
+    # edit summary; the nested-set fields and the rendered body are not part of a revision.
     history = HistoricalRecords(
-        excluded_fields=["lft", "rght", "tree_id", "level", "body_html"],
+        excluded_fields=["lft", "rght", "tree_id", "level", "body_html", "body_text"],
         history_change_reason_field=models.TextField(null=True, blank=True),
     )
 
@@ -337,6 +372,7 @@ class Node(MPTTModel):
         """
         self.fill_slug()
         self.body_html = render_markdown(self.body)
+        self.body_text = html_to_text(self.body_html)
         self.updated = self._history_date = timezone.now()
         old_path = Node.objects.filter(pk=self.pk).values_list("path", flat=True).first()
         self.path = self.build_path()
@@ -421,7 +457,7 @@ def rewrite_descendant_paths(node):
 
 @receiver(post_save, sender=Node, dispatch_uid="chapters.refresh_derived_fields_on_load")
 def refresh_derived_fields_on_load(sender, instance, raw, **kwargs):
-    """Compute ``path`` and ``body_html`` for a node loaded from a fixture, and record it.
+    """Compute the derived fields of a node loaded from a fixture, and record it.
 
     ``loaddata`` saves rows raw, without calling ``Node.save()``; Django's ``post_save`` signal
     with ``raw=True`` is its one hook for such saves (django-simple-history skips raw saves).
@@ -439,7 +475,10 @@ def refresh_derived_fields_on_load(sender, instance, raw, **kwargs):
     )
     instance.path = f"{parent_path}/{instance.slug}" if parent_path else instance.slug
     instance.body_html = render_markdown(instance.body)
-    Node.objects.filter(pk=instance.pk).update(path=instance.path, body_html=instance.body_html)
+    instance.body_text = html_to_text(instance.body_html)
+    Node.objects.filter(pk=instance.pk).update(
+        path=instance.path, body_html=instance.body_html, body_text=instance.body_text
+    )
     rewrite_descendant_paths(instance)
     PathRedirect.objects.filter(old_path=instance.path).delete()
     record_loaded_revision(instance)

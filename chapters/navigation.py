@@ -1,11 +1,11 @@
-"""Reads that span the tree: the table of contents, the breadcrumb and a chapter's neighbours.
+"""Reads that span the tree: the table of contents, breadcrumbs and a chapter's neighbours.
 
 Each is one query, whatever the size of the tree, and returns nodes in tree order.
 """
 
 from .models import Node
 
-__all__ = ["table_of_contents", "breadcrumb", "neighbours", "with_breadcrumbs"]
+__all__ = ["table_of_contents", "breadcrumb", "breadcrumbs", "neighbours", "with_breadcrumbs"]
 
 
 def table_of_contents():
@@ -32,6 +32,28 @@ def breadcrumb(node):
     return list(node.get_ancestors().for_navigation())
 
 
+def breadcrumbs(nodes):
+    """Return the ancestors of each of ``nodes``, from its area down to its parent (one query).
+
+    An ancestor's stored path is a prefix of the node's path ending at a slash, so the
+    ancestors of a whole page of search results are one lookup of those prefixes (no query at
+    all when every node is an area).
+
+    Args:
+        nodes: an iterable of nodes, e.g. a page of search results.
+
+    Returns:
+        A dict from each node's primary key to a list of nodes; empty for an area.
+    """
+    prefixes = {}
+    for node in nodes:
+        parts = node.path.split("/")
+        prefixes[node.pk] = ["/".join(parts[:end]) for end in range(1, len(parts))]
+    wanted = {prefix for paths in prefixes.values() for prefix in paths}
+    found = {n.path: n for n in Node.objects.for_navigation().filter(path__in=wanted)}
+    return {pk: [found[p] for p in paths if p in found] for pk, paths in prefixes.items()}
+
+
 def neighbours(node):
     """Return the chapters just before and after ``node`` in its section.
 
@@ -53,16 +75,8 @@ def neighbours(node):
     return previous, following
 
 
-def _ancestor_paths(path):
-    """Return the stored paths of the ancestors of the node at ``path``, from the top."""
-    parts = path.split("/")
-    return ["/".join(parts[:i]) for i in range(1, len(parts))]
-
-
 def with_breadcrumbs(revisions):
     """Pair revisions with their nodes and the nodes' ancestors, in two queries in all.
-
-    The ancestors are found by the prefixes of the nodes' stored paths.
 
     Args:
         revisions: historical records of nodes.
@@ -72,11 +86,7 @@ def with_breadcrumbs(revisions):
         empty) for a node that has since been deleted.
     """
     nodes = Node.objects.for_navigation().in_bulk({revision.id for revision in revisions})
-    paths = {p for node in nodes.values() for p in _ancestor_paths(node.path)}
-    by_path = {n.path: n for n in Node.objects.for_navigation().filter(path__in=paths)}
-    rows = []
-    for revision in revisions:
-        node = nodes.get(revision.id)
-        ancestors = [by_path[p] for p in _ancestor_paths(node.path)] if node else []
-        rows.append((revision, node, ancestors))
-    return rows
+    ancestors = breadcrumbs(nodes.values())
+    return [
+        (revision, nodes.get(revision.id), ancestors.get(revision.id, [])) for revision in revisions
+    ]

@@ -28,6 +28,7 @@ app_name = "chapters"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("search/", views.search_results, name="search"),
     path("recent/", views.recent_changes, name="recent"),
     path("recent/feed/", feeds.RecentChangesFeed(), name="recent-feed"),
     path("feeds/<nodepath:path>/", feeds.SectionChangesFeed(), name="section-feed"),

@@ -1,19 +1,24 @@
-"""The reader's pages: contents, nodes, their history, recent changes. Short function views."""
+"""The reader's pages: contents, nodes, their history, recent changes, search.
+
+Short function views.
+"""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404
+from django.http import Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from . import history, navigation
-from .forms import CompareForm, RecentChangesForm
+from . import history, navigation, search
+from .forms import CompareForm, RecentChangesForm, SearchForm
 from .markdown import render_markdown
 from .models import Node, PathRedirect
 
 REVISIONS_PER_PAGE = 50
+
+RESULTS_PER_PAGE = 20
 
 
 def home(request):
@@ -137,3 +142,28 @@ def recent_changes(request):
             "rows": navigation.with_breadcrumbs(list(page)),
         },
     )
+
+
+def search_results(request):
+    """Render the search form and, for a query, a page of results; answer 400 for bad filters.
+
+    An empty query shows the form only. A page number that is not a number or is past the end
+    shows the first or the last page (``Paginator.get_page``).
+    """
+    form = SearchForm(request.GET)
+    if not form.is_valid():
+        return render(request, "chapters/search.html", {"form": form}, status=400)
+    query, area, status = (form.cleaned_data[name] for name in ("q", "area", "status"))
+    context = {"form": form, "search_query": query}
+    if query:
+        nodes = search.find_nodes(query, area=area, status=status)
+        page = Paginator(nodes, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
+        ancestors = navigation.breadcrumbs(page)
+        context["page"] = page
+        context["results"] = [
+            {"node": node, "ancestors": ancestors[node.pk], "snippet": search.snippet(node, query)}
+            for node in page
+        ]
+        context["params"] = QueryDict(mutable=True)
+        context["params"].update({key: value for key, value in form.cleaned_data.items() if value})
+    return render(request, "chapters/search.html", context)

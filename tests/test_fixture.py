@@ -79,6 +79,7 @@ def test_fixture_sets_derived_fields_and_keeps_the_updated_date(curriculum):
     chapter = Node.objects.get(title="Graph Optimization and Kernel Fusion")
     assert chapter.path == "ml-systems/ml-compilers/graph-optimization-and-kernel-fusion"
     assert chapter.body_html == "<p>This chapter is currently a scaffold.</p>"
+    assert chapter.body_text == "This chapter is currently a scaffold."
     assert chapter.updated.isoformat() == "2026-08-09T12:00:00+00:00"
     assert (chapter.kind, chapter.status) == ("chapter", "draft")
 
@@ -97,6 +98,7 @@ def test_fixture_replaces_derived_fields_a_fixture_supplies(tmp_path, small_tree
                 "parent": 2,
                 "body": "Safe.",
                 "body_html": "<script>alert(1)</script>",
+                "body_text": "<script>alert(1)</script>",
                 "path": "elsewhere",
                 "updated": "2026-08-09T12:00:00Z",
                 "lft": 3,
@@ -110,7 +112,11 @@ def test_fixture_replaces_derived_fields_a_fixture_supplies(tmp_path, small_tree
     fixture.write_text(json.dumps(hostile), encoding="utf-8")
     call_command("loaddata", str(fixture), verbosity=0)
     chapter = Node.objects.get(pk=3)
-    assert (chapter.path, chapter.body_html) == ("area-a/section-a1/chapter-one", "<p>Safe.</p>")
+    assert (chapter.path, chapter.body_html, chapter.body_text) == (
+        "area-a/section-a1/chapter-one",
+        "<p>Safe.</p>",
+        "Safe.",
+    )
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,8 +1,11 @@
-"""render_markdown: legitimate Markdown survives exactly, hostile input comes out inert."""
+"""render_markdown: legitimate Markdown survives exactly, hostile input comes out inert.
+
+html_to_text: the text a reader reads in that HTML, for search.
+"""
 
 import pytest
 
-from chapters.markdown import MarkdownError, render_markdown
+from chapters.markdown import MarkdownError, html_to_text, render_markdown
 
 
 def test_render_markdown_empty_body_is_empty():
@@ -87,3 +90,20 @@ def test_render_markdown_makes_hostile_input_inert(source, expected):
 def test_render_markdown_refuses_blocks_nested_too_deeply():
     with pytest.raises(MarkdownError, match="nests lists, quotes or other blocks too deeply"):
         render_markdown("- " * 1000 + "x")
+
+
+@pytest.mark.parametrize(
+    ("source", "text"),
+    [
+        ("", ""),
+        ("**Fused** kernels &amp; *fewer* launches", "Fused kernels & fewer launches"),
+        ("## Kernel Fusion\n\nFuse *un*fused kernels.", "Kernel Fusion Fuse unfused kernels."),
+        ("Fused[^1].\n\n[^1]: Fewer kernel launches.", "Fused. Fewer kernel launches."),
+        ("| a | b |\n|---|---|\n| 1 | 2 |", "a b 1 2"),
+        ("- one\n- two\n\n```python\nreturn 1\n```", "one two return 1"),
+        ("Use `<script>alert(1)</script>` here.", "Use <script>alert(1)</script> here."),
+        ("<div>x</div><div>y</div>", "x y"),
+    ],
+)
+def test_html_to_text_keeps_the_words_a_reader_reads(source, text):
+    assert html_to_text(render_markdown(source)) == text

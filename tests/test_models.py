@@ -123,6 +123,15 @@ def test_node_body_html_is_rendered_on_save(small_tree):
 
 
 @pytest.mark.django_db
+def test_node_body_text_is_the_rendered_bodys_text_on_save(small_tree):
+    chapter = node("Chapter One")
+    assert chapter.body_text == "This chapter is currently a scaffold."
+    chapter.body = "## Fusion\n\n**Fused** `a < b` &amp; <script>x()</script>"
+    chapter.save()
+    assert node("Chapter One").body_text == "Fusion Fused a < b & x()"
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("title", "slug", "parent", "field", "message"),
     [
@@ -154,12 +163,21 @@ def test_node_clean_refuses_a_chapter_at_the_top_level(small_tree):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("title", ["Admin", "Static", "History", "Revisions", "Recent", "Feeds"])
+@pytest.mark.parametrize(
+    "title", ["Admin", "Static", "History", "Revisions", "Recent", "Feeds", "Search"]
+)
 def test_node_clean_refuses_reserved_top_level_slug(small_tree, title):
     with pytest.raises(ValidationError) as error:
         Node(title=title, slug=title.lower(), kind=Node.Kind.SECTION).full_clean()
     slug = title.lower()
     assert error.value.message_dict["slug"] == [f"“{slug}” is reserved for the site's own URLs."]
+
+
+@pytest.mark.django_db
+def test_node_clean_allows_reserved_slug_below_the_top_level(small_tree):
+    chapter = Node(title="Search", kind=Node.Kind.CHAPTER, parent=node("Section A1"))
+    chapter.full_clean()
+    assert chapter.slug == "search"
 
 
 @pytest.mark.django_db

@@ -10,6 +10,7 @@ from chapters import views
     ("name", "kwargs", "path", "view"),
     [
         ("chapters:home", {}, "/", views.home),
+        ("chapters:search", {}, "/search/", views.search_results),
         ("chapters:node", {"path": "ml-systems"}, "/ml-systems/", views.node_detail),
         (
             "chapters:node",
