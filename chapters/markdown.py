@@ -6,13 +6,16 @@ keeps exactly what those extensions produce and drops everything else, so raw HT
 can add nothing that Markdown could not have written.
 """
 
+import xml.etree.ElementTree as etree
 from html.parser import HTMLParser
 
 import bleach
 import markdown
+from markdown.extensions import Extension
 from markdown.extensions.toc import slugify_unicode
+from markdown.inlinepatterns import InlineProcessor
 
-__all__ = ["MarkdownError", "render_markdown", "html_to_text"]
+__all__ = ["MarkdownError", "WIKI_LINK", "render_markdown", "html_to_text"]
 
 EXTENSIONS = ["tables", "fenced_code", "codehilite", "footnotes", "toc", "sane_lists"]
 
@@ -40,14 +43,14 @@ ALLOWED_TAGS = frozenset(
 HEADING_ATTRIBUTES = ["id"]
 
 ALLOWED_ATTRIBUTES = {
-    "a": ["href", "title", "class"],  # footnote-ref, footnote-backref, headerlink
+    "a": ["href", "title", "class"],  # footnote-ref, footnote-backref, headerlink, wikilink
     "abbr": ["title"],
     "code": ["class"],  # language-* from fenced code without highlighting
     "div": ["class"],  # highlight, footnote
     "img": ["src", "alt", "title"],
     "li": ["id"],  # footnote targets
     "ol": ["start"],
-    "span": ["class"],  # Pygments token classes
+    "span": ["class", "title"],  # Pygments token classes; broken wiki links
     "sup": ["id"],  # footnote references
     "td": ["align"],
     "th": ["align"],
@@ -59,19 +62,68 @@ ALLOWED_ATTRIBUTES = {
 ALLOWED_PROTOCOLS = frozenset({"http", "https", "mailto"})
 
 
+# [[Target]] or [[Target|shown text]]; the target is a title or a path of titles
+# ("ML Compilers/Graph Optimization and Kernel Fusion"), as in MediaWiki's internal links.
+WIKI_LINK = r"\[\[([^\[\]|\n]+)(?:\|([^\[\]\n]+))?\]\]"
+
+
+class WikiLinkProcessor(InlineProcessor):
+    """Turn ``[[Target|text]]`` into a link, or into a marked broken link, via ``resolve``.
+
+    ``resolve(target)`` returns ``(href, problem)``: an ``href`` for a link, or None and a
+    sentence saying why there is none (shown as the broken link's tooltip). A broken link is
+    a ``<span>``, so a reader never follows it to a 404.
+    """
+
+    def __init__(self, pattern, md, resolve):
+        super().__init__(pattern, md)
+        self.resolve = resolve
+
+    def handleMatch(self, match, data):  # noqa: N802 (Python-Markdown's name)
+        target = " ".join(match.group(1).split())
+        text = (match.group(2) or target.rsplit("/", 1)[-1]).strip()
+        href, problem = self.resolve(target)
+        if href:
+            element = etree.Element("a", {"href": href, "class": "wikilink"})
+        else:
+            element = etree.Element("span", {"class": "wikilink-broken", "title": problem})
+        element.text = text
+        return element, match.start(0), match.end(0)
+
+
+class WikiLinkExtension(Extension):
+    """Register :class:`WikiLinkProcessor` before Markdown's own ``[text](url)`` links."""
+
+    def __init__(self, resolve):
+        super().__init__()
+        self.resolve = resolve
+
+    def extendMarkdown(self, md):  # noqa: N802 (Python-Markdown's name)
+        # 175: after code spans and escapes (190, 180), before links and references (160, 170).
+        md.inlinePatterns.register(WikiLinkProcessor(WIKI_LINK, md, self.resolve), "wikilink", 175)
+
+
+def _unresolved(target):
+    """Resolve no wiki link: the default when a caller gives no resolver."""
+    return None, f"No page is linked for “{target}”."
+
+
 class MarkdownError(ValueError):
     """A Markdown text that cannot be rendered (for example, lists nested too deeply)."""
 
 
-def render_markdown(text):
+def render_markdown(text, resolve_link=_unresolved):
     """Render Markdown to HTML that is safe to insert into a page.
 
     Python-Markdown renders the text with tables, fenced code highlighted by Pygments,
-    footnotes and heading ids; bleach then removes every tag, attribute and URL scheme that is
-    not in this module's allowlist (disallowed tags are stripped, their text kept as text).
+    footnotes, heading ids and ``[[wiki links]]``; bleach then removes every tag, attribute
+    and URL scheme that is not in this module's allowlist (disallowed tags are stripped,
+    their text kept as text).
 
     Args:
         text: the Markdown source; may be empty.
+        resolve_link: ``resolve(target) -> (href, problem)`` for ``[[target]]`` (see
+            :class:`WikiLinkProcessor`); by default every wiki link is shown as broken.
 
     Returns:
         The sanitized HTML as a string ("" for an empty text).
@@ -84,7 +136,10 @@ def render_markdown(text):
         return ""
     try:
         html = markdown.markdown(
-            text, extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS, output_format="html"
+            text,
+            extensions=[*EXTENSIONS, WikiLinkExtension(resolve_link)],
+            extension_configs=EXTENSION_CONFIGS,
+            output_format="html",
         )
     except RecursionError as error:
         raise MarkdownError(

@@ -22,15 +22,19 @@ from mptt.models import MPTTModel, TreeForeignKey
 from mptt.querysets import TreeQuerySet
 from simple_history.models import HistoricalRecords
 
+from .links import LinkResolver, internal_paths
 from .markdown import MarkdownError, html_to_text, render_markdown
 
-__all__ = ["Node", "NodeQuerySet", "NodeManager", "PathRedirect", "unique_slug"]
+__all__ = ["Link", "Node", "NodeQuerySet", "NodeManager", "PathRedirect", "unique_slug"]
 
 # First path segments that belong to other URLs of the project (see wiki/urls.py and
 # chapters/urls.py): a top-level node with one of these slugs could never be reached.
 RESERVED_ROOT_SLUGS = frozenset(
-    {"admin", "static", "history", "revisions", "diff", "recent", "feeds", "search"}
-)
+    {
+        "admin", "static", "history", "revisions", "diff", "recent", "feeds", "search",
+        "dashboard", "links", "preview",
+    }
+)  # fmt: skip
 
 PATH_MAX_LENGTH = 1000
 
@@ -270,6 +274,14 @@ class Node(MPTTModel):
         """Return the node's URL, built from the stored path without a query."""
         return reverse("chapters:node", kwargs={"path": self.path})
 
+    def ancestor_paths(self):
+        """Return the stored paths of this node's ancestors, from the top, without a query.
+
+        An ancestor's path is a prefix of this node's path ending at a slash.
+        """
+        parts = self.path.split("/")
+        return ["/".join(parts[:end]) for end in range(1, len(parts))]
+
     @property
     def is_chapter(self):
         """Return True for a chapter, False for a section."""
@@ -371,18 +383,60 @@ class Node(MPTTModel):
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
         self.fill_slug()
-        self.body_html = render_markdown(self.body)
-        self.body_text = html_to_text(self.body_html)
+        links = self.render_body()
         self.updated = self._history_date = timezone.now()
-        old_path = Node.objects.filter(pk=self.pk).values_list("path", flat=True).first()
+        old_path, old_title = Node.objects.filter(pk=self.pk).values_list(
+            "path", "title"
+        ).first() or (None, None)
         self.path = self.build_path()
         if kwargs.get("update_fields") is not None:
             kwargs["update_fields"] = {*kwargs["update_fields"], *DERIVED_FIELDS}
         super().save(*args, **kwargs)
+        Link.replace(self, links)
         if old_path != self.path:
             moved = {old_path: self.pk} if old_path else {}
             moved.update(rewrite_descendant_paths(self))
             PathRedirect.record(moved, taken=[self.path])
+        if old_path != self.path or old_title != self.title:
+            refresh_links_to(self)
+
+    def delete(self, *args, **kwargs):
+        """Delete the node and its descendants; render the nodes that linked to them again."""
+        subtree = self.get_descendants(include_self=True).values("pk")
+        linking = list(
+            Node.objects.filter(outgoing_links__target__in=subtree)
+            .exclude(pk__in=subtree)
+            .distinct()
+        )
+        deleted = super().delete(*args, **kwargs)
+        for source in linking:
+            source.refresh_body()
+        return deleted
+
+    def render_body(self):
+        """Render the body into ``body_html`` and ``body_text``; return its links, unsaved.
+
+        Raises:
+            chapters.markdown.MarkdownError: the body cannot be rendered.
+        """
+        resolver = LinkResolver(self)
+        resolver.prepare(self.body)
+        self.body_html = render_markdown(self.body, resolver)
+        self.body_text = html_to_text(self.body_html)
+        links = [
+            Link(kind=Link.Kind.WIKI, text=text, target=target, problem=problem)
+            for text, (target, problem) in resolver.resolved.items()
+        ]
+        return links + Link.to_paths(internal_paths(self.body_html))
+
+    def refresh_body(self):
+        """Render the body again and store it with its links, without a new revision.
+
+        For when what the body links to changed, not the body: it is no edit of this node.
+        """
+        links = self.render_body()
+        Node.objects.filter(pk=self.pk).update(body_html=self.body_html, body_text=self.body_text)
+        Link.replace(self, links)
 
     def build_path(self):
         """Return the URL path from the parent's stored path and this node's slug."""
@@ -416,6 +470,73 @@ class PathRedirect(models.Model):
         """
         cls.objects.filter(old_path__in=[*moved, *taken]).delete()
         cls.objects.bulk_create(cls(old_path=path, node_id=pk) for path, pk in moved.items())
+
+
+class Link(models.Model):
+    """A link in a node's body to a node: a ``[[wiki link]]`` or a Markdown link to a path.
+
+    Derived from the body whenever it is rendered (see chapters.links); ``target`` is None for
+    a broken link, and ``problem`` says why.
+    """
+
+    class Kind(models.TextChoices):
+        WIKI = "wiki", "Wiki link"
+        PATH = "path", "Link to a path"
+
+    source = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="outgoing_links")
+    target = models.ForeignKey(
+        Node, on_delete=models.SET_NULL, null=True, blank=True, related_name="incoming_links"
+    )
+    kind = models.CharField(max_length=4, choices=Kind.choices)
+    text = models.CharField(max_length=PATH_MAX_LENGTH, help_text="As written in the body.")
+    problem = models.CharField(max_length=500, blank=True)
+
+    def __str__(self):
+        return f"{self.source} → {self.target or self.text}"
+
+    @classmethod
+    def to_paths(cls, paths):
+        """Return unsaved links for Markdown links to ``paths`` (stored-path strings).
+
+        A path resolves to the node stored there, or to the node an old path redirects to;
+        paths under the site's own first segments (``/static/``, ``/search/``, ...) are not
+        links to nodes and are left out.
+        """
+        paths = [p for p in paths if p.split("/", 1)[0] not in RESERVED_ROOT_SLUGS]
+        if not paths:
+            return []
+        nodes = dict(Node.objects.filter(path__in=paths).values_list("path", "pk"))
+        moved = dict(
+            PathRedirect.objects.filter(old_path__in=paths).values_list("old_path", "node")
+        )
+        links = []
+        for path in paths:
+            target = nodes.get(path, moved.get(path))
+            problem = "" if target else f"There is no page at “/{path}/”."
+            links.append(
+                cls(kind=cls.Kind.PATH, text=f"/{path}/", target_id=target, problem=problem)
+            )
+        return links
+
+    @classmethod
+    def replace(cls, source, links):
+        """Make ``links`` the stored links of ``source``."""
+        cls.objects.filter(source=source).delete()
+        for link in links:
+            link.source = source
+        cls.objects.bulk_create(links)
+
+
+def refresh_links_to(node):
+    """Render again the nodes whose links may now resolve differently because of ``node``.
+
+    Those are the nodes linking to ``node`` or a descendant (their links' URLs changed), and
+    the nodes with a broken link (it may now find ``node``).
+    """
+    subtree = node.get_descendants(include_self=True).values("pk")
+    affected = Link.objects.filter(Q(target__in=subtree) | Q(target=None)).values("source")
+    for source in Node.objects.filter(pk__in=affected).exclude(pk=node.pk):
+        source.refresh_body()
 
 
 def rewrite_descendant_paths(node):
@@ -474,11 +595,11 @@ def refresh_derived_fields_on_load(sender, instance, raw, **kwargs):
         else None
     )
     instance.path = f"{parent_path}/{instance.slug}" if parent_path else instance.slug
-    instance.body_html = render_markdown(instance.body)
-    instance.body_text = html_to_text(instance.body_html)
+    links = instance.render_body()
     Node.objects.filter(pk=instance.pk).update(
         path=instance.path, body_html=instance.body_html, body_text=instance.body_text
     )
+    Link.replace(instance, links)
     rewrite_descendant_paths(instance)
     PathRedirect.objects.filter(old_path=instance.path).delete()
     record_loaded_revision(instance)

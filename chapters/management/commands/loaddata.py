@@ -4,7 +4,8 @@ Django's ``loaddata`` saves rows raw: nothing checks a fixture's parents, kinds,
 django-mptt's nested-set fields. This command (it takes the place of Django's, as an app's
 command of the same name does) loads as Django does and then, in the same transaction, checks
 the tree with ``Node.objects.check_tree()``; if anything is wrong it fails with the list of
-problems and the transaction rolls back, so the database is left as it was.
+problems and the transaction rolls back, so the database is left as it was. Then it renders
+again the bodies that may link to nodes loaded after them.
 """
 
 from django.core.exceptions import ValidationError
@@ -45,3 +46,7 @@ class Command(loaddata.Command):
                 "The fixture would leave the curriculum's tree invalid, so nothing was "
                 f"loaded:\n{listed}"
             )
+        # Rows were rendered as they were loaded; a link to a node loaded after its source
+        # resolves only now.
+        for node in Node.objects.filter(body__contains="["):
+            node.refresh_body()

@@ -1,0 +1,175 @@
+"""Links between chapters: [[wiki links]], links to paths, "Linked from", broken links."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from chapters.models import Link, Node
+from tests.helpers import node, soup
+
+
+def write(title, body):
+    """Save ``body`` as the body of the node titled ``title``."""
+    target = node(title)
+    target.body = body
+    target.save()
+
+
+def body_of(title):
+    """Return the stored HTML of the node titled ``title``, without the paragraph."""
+    return node(title).body_html.removeprefix("<p>").removesuffix("</p>")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("source", "html"),
+    [
+        (
+            "[[Chapter Two]]",
+            '<a class="wikilink" href="/area-a/section-a1/chapter-two/">Chapter Two</a>',
+        ),
+        (
+            "[[chapter two]]",
+            '<a class="wikilink" href="/area-a/section-a1/chapter-two/">chapter two</a>',
+        ),
+        (
+            "[[Section A1/Chapter Two]]",
+            '<a class="wikilink" href="/area-a/section-a1/chapter-two/">Chapter Two</a>',
+        ),
+        (
+            "[[Area A/Section A1/Chapter Two|the second chapter]]",
+            '<a class="wikilink" href="/area-a/section-a1/chapter-two/">the second chapter</a>',
+        ),
+        (
+            "[[Nowhere]]",
+            '<span class="wikilink-broken" title="There is no page “Nowhere”.">Nowhere</span>',
+        ),
+        (
+            "[[Section B1/Chapter Two]]",
+            '<span class="wikilink-broken" title="There is no page “Section B1/Chapter Two”.">'
+            "Chapter Two</span>",
+        ),
+        ("`[[Chapter Two]]`", "<code>[[Chapter Two]]</code>"),
+    ],
+)
+def test_wiki_link_resolves_by_title_or_path(small_tree, source, html):
+    write("Chapter One", source)
+    assert body_of("Chapter One") == html
+
+
+@pytest.mark.django_db
+def test_wiki_link_to_an_ambiguous_title_is_reported_and_resolved_by_path(small_tree):
+    Node.objects.create(title="Intro", parent=node("Section A1"))
+    Node.objects.create(title="Intro", parent=node("Section B1"))
+    write("Chapter One", "[[Intro]] and [[Section B1/Intro]]")
+    assert body_of("Chapter One") == (
+        '<span class="wikilink-broken" title="“Intro” could mean several pages '
+        '(“area-a/section-a1/intro”, “area-b/section-b1/intro”): write its section too.">'
+        'Intro</span> and <a class="wikilink" href="/area-b/section-b1/intro/">Intro</a>'
+    )
+    assert [(link.text, link.target_id is None) for link in Link.objects.order_by("text")] == [
+        ("Intro", True),
+        ("Section B1/Intro", False),
+    ]
+
+
+@pytest.mark.django_db
+def test_wiki_link_follows_its_target_when_renamed_and_moved(client, small_tree):
+    write("Chapter One", "See [[Chapter Two]].")
+    target = node("Chapter Two")
+    target.title, target.slug = "Second Chapter", "second"
+    target.save()
+    assert body_of("Chapter One") == (
+        'See <a class="wikilink" href="/area-a/section-a1/second/">Chapter Two</a>.'
+    )
+    node("Second Chapter").move_to(node("Section B1"), "last-child")
+    assert 'href="/area-b/section-b1/second/"' in body_of("Chapter One")
+    write("Chapter One", "See [[Chapter Two]] again.")
+    assert 'href="/area-b/section-b1/second/"' in body_of("Chapter One")
+    assert client.get("/area-b/section-b1/second/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_wiki_link_to_a_deleted_page_becomes_broken_and_a_new_page_mends_it(small_tree):
+    write("Chapter One", "[[Chapter Six]]")
+    node("Chapter Six").delete()
+    assert body_of("Chapter One") == (
+        '<span class="wikilink-broken" title="There is no page “Chapter Six”.">Chapter Six</span>'
+    )
+    Node.objects.create(title="Chapter Six", parent=node("Section A2"))
+    assert body_of("Chapter One") == (
+        '<a class="wikilink" href="/area-a/section-a2/chapter-six/">Chapter Six</a>'
+    )
+
+
+@pytest.mark.django_db
+def test_links_to_paths_are_checked(small_tree):
+    write(
+        "Chapter One",
+        "[ok](/area-a/section-a1/chapter-two/) [moved](/old/) [gone](/area-a/nope/) "
+        "[img](/static/x.png) [out](https://example.org/) [here](#top)",
+    )
+    links = {
+        link.text: (link.target.title if link.target else link.problem)
+        for link in Link.objects.all()
+    }
+    assert links == {
+        "/area-a/section-a1/chapter-two/": "Chapter Two",
+        "/old/": "There is no page at “/old/”.",
+        "/area-a/nope/": "There is no page at “/area-a/nope/”.",
+    }
+
+
+@pytest.mark.django_db
+def test_linked_from_lists_the_pages_linking_here_and_follows_edits(client, small_tree):
+    write("Chapter One", "[[Chapter Five]]")
+    write("Chapter Four", "[x](/area-b/section-b1/chapter-five/)")
+
+    def linked_from():
+        section = soup(client.get("/area-b/section-b1/chapter-five/")).find(class_="linked-from")
+        return [a.get_text() for a in section.find_all("a")] if section else []
+
+    assert linked_from() == ["Chapter One", "Chapter Four"]
+    write("Chapter One", "No links any more.")
+    assert linked_from() == ["Chapter Four"]
+
+
+@pytest.mark.django_db
+def test_fixture_links_resolve_whatever_the_row_order(tmp_path, db):
+    rows = [
+        {"model": "chapters.node", "pk": 1, "fields": {
+            "title": "Area", "slug": "area", "kind": "section", "parent": None, "body": "",
+            "updated": "2026-08-09T12:00:00Z", "lft": 1, "rght": 6, "tree_id": 1, "level": 0}},
+        {"model": "chapters.node", "pk": 2, "fields": {
+            "title": "First", "slug": "first", "kind": "section", "parent": 1,
+            "body": "[[Second]]", "updated": "2026-08-09T12:00:00Z",
+            "lft": 2, "rght": 3, "tree_id": 1, "level": 1}},
+        {"model": "chapters.node", "pk": 3, "fields": {
+            "title": "Second", "slug": "second", "kind": "section", "parent": 1, "body": "",
+            "updated": "2026-08-09T12:00:00Z", "lft": 4, "rght": 5, "tree_id": 1, "level": 1}},
+    ]  # fmt: skip
+    fixture = tmp_path / "links.json"
+    fixture.write_text(json.dumps(rows), encoding="utf-8")
+    call_command("loaddata", str(fixture), verbosity=0)
+    assert body_of("First") == '<a class="wikilink" href="/area/second/">Second</a>'
+
+
+@pytest.mark.django_db
+def test_broken_links_report_lists_them_for_staff_only(client, admin_client, small_tree):
+    write("Chapter One", "[[Nowhere]] and [x](/area-a/nope/)")
+    response = client.get(reverse("chapters:broken-links"))
+    assert (response.status_code, response["Location"].split("?")[0]) == (302, "/admin/login/")
+    rows = (
+        soup(admin_client.get(reverse("chapters:broken-links"))).find("table").tbody.find_all("tr")
+    )
+    assert [[td.get_text(" ", strip=True) for td in row.find_all("td")] for row in rows] == [
+        ["Chapter One", "[[Nowhere]]", "There is no page “Nowhere”.", "Fix in the admin"],
+        [
+            "Chapter One",
+            "/area-a/nope/",
+            "There is no page at “/area-a/nope/”.",
+            "Fix in the admin",
+        ],
+    ]
