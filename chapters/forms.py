@@ -7,7 +7,7 @@ from .history import compare
 from .models import Node
 from .search import MAX_QUERY_LENGTH
 
-__all__ = ["QueryField", "SearchForm", "RecentChangesForm", "CompareForm", "NodeAdminForm"]
+__all__ = ["QueryField", "SearchForm", "AreaForm", "CompareForm", "NodeAdminForm"]
 
 
 class QueryField(forms.CharField):
@@ -59,8 +59,8 @@ class SearchForm(forms.Form):
         self.fields["area"].choices = [("", "All areas"), *areas]
 
 
-class RecentChangesForm(forms.Form):
-    """The recent changes page's filter: an area, by its slug."""
+class AreaForm(forms.Form):
+    """A page's filter by area, by its slug (recent changes, the dashboard)."""
 
     area = forms.ModelChoiceField(
         queryset=Node.objects.root_nodes(),

@@ -1,23 +1,83 @@
-"""Reads that span the tree: the table of contents, breadcrumbs and a chapter's neighbours.
+"""Reads that span the tree: the table of contents, breadcrumbs, a chapter's neighbours,
+the nodes linking to a node.
 
 Each is one query, whatever the size of the tree, and returns nodes in tree order.
 """
 
+from collections import Counter
+from dataclasses import dataclass
+
 from .models import Node
 
-__all__ = ["table_of_contents", "breadcrumb", "breadcrumbs", "neighbours", "with_breadcrumbs"]
+__all__ = [
+    "Readiness",
+    "table_of_contents",
+    "breadcrumb",
+    "breadcrumbs",
+    "neighbours",
+    "ancestors",
+    "linked_from",
+    "find",
+    "with_breadcrumbs",
+]
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """How many chapters of a section (its whole subtree) have each status."""
+
+    draft: int = 0
+    review: int = 0
+    published: int = 0
+
+    @property
+    def total(self):
+        """Return the number of chapters."""
+        return self.draft + self.review + self.published
+
+    @property
+    def percent_published(self):
+        """Return the published share as a whole percentage (0 for a section without any)."""
+        return round(100 * self.published / self.total) if self.total else 0
+
+    def __str__(self):
+        return f"{self.published} of {self.total} published"
 
 
 def table_of_contents():
     """Return the whole tree as root nodes whose children are cached, in reading order.
 
     Uses django-mptt's ``get_cached_trees()``: one query, after which ``get_children()`` on any
-    returned node costs none.
+    returned node costs none. Every section gets a ``readiness`` attribute
+    (:class:`Readiness`), counted from the same nodes without another query.
 
     Returns:
         A list of the root nodes (the areas).
     """
-    return Node.objects.for_navigation().get_cached_trees()
+    roots = Node.objects.for_navigation().get_cached_trees()
+    for root in roots:
+        _count_chapters(root)
+    return roots
+
+
+def _count_chapters(node):
+    """Set ``node.readiness`` for ``node`` and the sections below it; return its counter."""
+    counts = Counter()
+    for child in node.get_children():
+        counts += Counter({child.status: 1}) if child.is_chapter else _count_chapters(child)
+    node.readiness = Readiness(**{status: counts[status] for status in Node.Status.values})
+    return counts
+
+
+def find(toc, pk):
+    """Return the node with primary key ``pk`` in a table of contents, or None."""
+    for node in toc:
+        if node.pk == pk:
+            return node
+        found = find(node.get_children(), pk)
+        if found is not None:
+            return found
+    return None
 
 
 def breadcrumb(node):
@@ -45,34 +105,48 @@ def breadcrumbs(nodes):
     Returns:
         A dict from each node's primary key to a list of nodes; empty for an area.
     """
-    prefixes = {}
-    for node in nodes:
-        parts = node.path.split("/")
-        prefixes[node.pk] = ["/".join(parts[:end]) for end in range(1, len(parts))]
+    prefixes = {node.pk: node.ancestor_paths() for node in nodes}
     wanted = {prefix for paths in prefixes.values() for prefix in paths}
     found = {n.path: n for n in Node.objects.for_navigation().filter(path__in=wanted)}
     return {pk: [found[p] for p in paths if p in found] for pk, paths in prefixes.items()}
 
 
 def neighbours(node):
-    """Return the chapters just before and after ``node`` in its section.
+    """Return the chapters just before and after ``node`` in its section, without a query.
 
     Only chapters of the same parent count, in tree order, as on the seed page ("Previous: ML
     Compiler Foundations" and no next for the last chapter of "ML Compilers").
 
     Args:
-        node: a chapter.
+        node: a chapter as :func:`table_of_contents` returns it (its parent's children are
+            cached).
 
     Returns:
         A ``(previous, next)`` pair; either is None at the ends of the section.
     """
-    siblings = list(
-        node.get_siblings(include_self=True).filter(kind=Node.Kind.CHAPTER).for_navigation()
-    )
+    siblings = [sibling for sibling in node.parent.get_children() if sibling.is_chapter]
     index = next(i for i, sibling in enumerate(siblings) if sibling.pk == node.pk)
     previous = siblings[index - 1] if index > 0 else None
     following = siblings[index + 1] if index + 1 < len(siblings) else None
     return previous, following
+
+
+def ancestors(node):
+    """Return the ancestors of ``node``, from its area down, without a query.
+
+    Args:
+        node: a node as :func:`table_of_contents` returns it (its parents are cached).
+    """
+    chain = []
+    while node.parent_id is not None:
+        node = node.parent
+        chain.append(node)
+    return chain[::-1]
+
+
+def linked_from(node):
+    """Return the nodes whose bodies link to ``node``, in tree order (one query)."""
+    return list(Node.objects.for_navigation().filter(outgoing_links__target=node).distinct())
 
 
 def with_breadcrumbs(revisions):

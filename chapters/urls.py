@@ -36,5 +36,7 @@ urlpatterns = [
     path("revisions/<int:revision_id>/", views.revision_detail, name="revision"),
     path("revisions/<int:revision_id>/revert/", views.revision_revert, name="revert"),
     path("diff/", views.revision_diff, name="diff"),
+    path("dashboard/", views.dashboard, name="dashboard"),
+    path("links/broken/", views.broken_links, name="broken-links"),
     path("<nodepath:path>/", views.node_detail, name="node"),
 ]

@@ -4,6 +4,7 @@ Short function views.
 """
 
 from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, QueryDict
@@ -11,8 +12,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from . import dashboard as readiness
 from . import history, navigation, search
-from .forms import CompareForm, RecentChangesForm, SearchForm
+from .forms import AreaForm, CompareForm, SearchForm
 from .markdown import render_markdown
 from .models import Node, PathRedirect
 
@@ -32,15 +34,18 @@ def node_detail(request, path):
     if node is None:
         moved = get_object_or_404(PathRedirect.objects.select_related("node"), old_path=path)
         return redirect(moved.node, permanent=True)
+    toc = navigation.table_of_contents()
+    in_toc = navigation.find(toc, node.pk)  # the same node, with its tree around it cached
     context = {
         "node": node,
-        "ancestors": navigation.breadcrumb(node),
-        "toc": navigation.table_of_contents(),
+        "ancestors": navigation.ancestors(in_toc),
+        "toc": toc,
+        "linked_from": navigation.linked_from(node),
     }
     if node.is_chapter:
-        context["previous"], context["next"] = navigation.neighbours(node)
+        context["previous"], context["next"] = navigation.neighbours(in_toc)
         return render(request, "chapters/chapter.html", context)
-    context["children"] = node.get_children()
+    context["children"], context["readiness"] = in_toc.get_children(), in_toc.readiness
     return render(request, "chapters/section.html", context)
 
 
@@ -125,7 +130,7 @@ def revision_revert(request, revision_id):
 
 def recent_changes(request):
     """List the latest revisions across the wiki, paginated, optionally for one area."""
-    form = RecentChangesForm(request.GET)
+    form = AreaForm(request.GET)
     if not form.is_valid():
         return render(request, "chapters/bad_request.html", {"form": form}, status=400)
     revisions = history.all_revisions(area=form.cleaned_data["area"])
@@ -167,3 +172,29 @@ def search_results(request):
         context["params"] = QueryDict(mutable=True)
         context["params"].update({key: value for key, value in form.cleaned_data.items() if value})
     return render(request, "chapters/search.html", context)
+
+
+@staff_member_required
+def dashboard(request):
+    """Show, per area and section, how far the curriculum is from ready (staff only)."""
+    form = AreaForm(request.GET)
+    if not form.is_valid():
+        return render(request, "chapters/bad_request.html", {"form": form}, status=400)
+    area = form.cleaned_data["area"]
+    return render(
+        request,
+        "chapters/dashboard.html",
+        {
+            "form": form,
+            "sections": readiness.section_rows(area),
+            "scaffolds": readiness.scaffold_chapters(area),
+            "stalest": readiness.stalest_chapters(area),
+            "broken_links": readiness.broken_links(area),
+        },
+    )
+
+
+@staff_member_required
+def broken_links(request):
+    """List every link that resolves to no node, with where it is (staff only)."""
+    return render(request, "chapters/broken_links.html", {"broken_links": readiness.broken_links()})
