@@ -1,12 +1,16 @@
 """Editing the curriculum: one tree of sections and chapters with drag-and-drop."""
 
 from django.contrib import admin
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
+from django.urls import path
+from django.views.decorators.http import require_POST
 from mptt.admin import DraggableMPTTAdmin
 
 from .forms import NodeAdminForm
 from .history import all_revisions, with_size_changes
+from .markdown import MarkdownError
 from .models import Node
 
 
@@ -17,8 +21,14 @@ class NodeAdmin(DraggableMPTTAdmin):
     Dragging a row moves the node through ``NodeManager.move_node``, which refuses moves that
     would break the tree; the change form refuses the same through ``Node.clean()``, and
     refuses a save that would overwrite someone else's (see ``NodeAdminForm``). Every save is
-    a revision; the "History" button lists them with a revert button each.
+    a revision; the "History" button lists them with a revert button each. The change form
+    shows a live preview of the body, rendered by the site's own pipeline, with its broken
+    links.
     """
+
+    class Media:
+        css = {"all": ["css/pygments.css", "css/admin-preview.css"]}
+        js = ["js/admin-preview.js"]
 
     form = NodeAdminForm
     list_display = ["tree_actions", "indented_title", "kind", "status", "updated"]
@@ -51,3 +61,30 @@ class NodeAdmin(DraggableMPTTAdmin):
             **(extra_context or {}),
         }
         return TemplateResponse(request, "admin/chapters/node/revisions.html", context)
+
+    def get_urls(self):
+        """Add the preview endpoint the change form's script posts to."""
+        preview = self.admin_site.admin_view(require_POST(self.preview_view))
+        return [path("preview/", preview, name="chapters_node_preview"), *super().get_urls()]
+
+    def preview_view(self, request):
+        """Render a body as the site would, with its broken links, as JSON (staff only).
+
+        POST ``body`` (Markdown) and optionally ``node`` (the id of the node being edited, so
+        its links resolve as they would on save). Answers ``{"html", "broken": [{"text",
+        "problem"}]}``, or ``{"error"}`` with status 400 for a body that cannot be rendered.
+        """
+        if not self.has_view_or_change_permission(request):
+            return JsonResponse({"error": "You may not preview chapters."}, status=403)
+        node_id = request.POST.get("node", "")
+        node = Node.objects.filter(pk=node_id).first() if node_id.isdigit() else None
+        node = node or Node(title="Preview")
+        node.body = request.POST.get("body", "")
+        try:
+            links = node.render_body()
+        except MarkdownError as error:
+            return JsonResponse({"error": str(error)}, status=400)
+        broken = [
+            {"text": link.text, "problem": link.problem} for link in links if not link.target_id
+        ]
+        return JsonResponse({"html": node.body_html, "broken": broken})
