@@ -349,3 +349,21 @@ def test_admin_history_lists_revisions_with_revert_buttons(admin_client, small_t
         None,
         reverse("chapters:revert", args=[ids[1]]),
     ]
+
+
+@pytest.mark.django_db
+def test_history_page_offers_staff_a_revert_button_per_older_revision(
+    client, admin_client, small_tree
+):
+    edit("Chapter One", body="Changed.")
+    url = "/history/area-a/section-a1/chapter-one/"
+    assert soup(client.get(url)).find("button", string="Revert to this") is None
+    page = soup(admin_client.get(url))
+    buttons = page.find_all("button", string="Revert to this")
+    older = revisions("Chapter One")[1].history_id
+    assert [b["form"] for b in buttons] == [f"revert-{older}"]
+    form = page.find("form", id=f"revert-{older}")
+    assert (form["method"], form["action"]) == ("post", reverse("chapters:revert", args=[older]))
+    response = admin_client.post(form["action"], {"next": url})
+    assert (response.status_code, response["Location"]) == (302, url)
+    assert node("Chapter One").body == "This chapter is currently a scaffold."
