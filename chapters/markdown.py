@@ -14,7 +14,15 @@ from markdown.extensions.toc import slugify_unicode
 
 __all__ = ["MarkdownError", "render_markdown", "html_to_text"]
 
-EXTENSIONS = ["tables", "fenced_code", "codehilite", "footnotes", "toc", "sane_lists"]
+EXTENSIONS = [
+    "tables",
+    "fenced_code",
+    "codehilite",
+    "footnotes",
+    "toc",
+    "sane_lists",
+    "chapters.mathml:MathExtension",  # $...$, $$...$$, \(...\), \[...\] to MathML
+]
 
 EXTENSION_CONFIGS = {
     # Alignment as an attribute keeps ``style`` (and a CSS sanitizer) out of the allowlist.
@@ -29,13 +37,44 @@ EXTENSION_CONFIGS = {
     },
 }
 
+# The MathML that latex2mathml writes (see chapters/mathml.py), and no more. Left out on
+# purpose: href (Firefox follows it on any MathML element), style, class and xlink:href,
+# which latex2mathml writes for \href, \style and \class; maction; and semantics and
+# annotation-xml, whose HTML content is the usual way into mutation XSS.
+MATHML_TAGS = frozenset(
+    {
+        "math", "menclose", "mfrac", "mi", "mn", "mo", "mover", "mpadded", "mphantom",
+        "mroot", "mrow", "mspace", "msqrt", "mstyle", "msub", "msubsup", "msup", "mtable",
+        "mtd", "mtext", "mtr", "munder", "munderover",
+    }
+)  # fmt: skip
+
+MATHML_ATTRIBUTES = {
+    "math": ["display"],
+    "menclose": ["notation"],
+    "mfrac": ["linethickness"],
+    "mi": ["mathvariant"],
+    "mn": ["mathvariant"],
+    "mo": [
+        "accent", "fence", "form", "largeop", "lspace", "maxsize", "minsize",
+        "movablelimits", "rspace", "separator", "stretchy",
+    ],
+    "mover": ["accent"],
+    "mpadded": ["depth", "height", "lspace", "mathbackground", "voffset", "width"],
+    "mspace": ["depth", "height", "linebreak", "mathbackground", "width"],
+    "mstyle": ["displaystyle", "mathcolor", "mathsize", "scriptlevel"],
+    "mtable": ["columnlines", "columnspacing", "displaystyle", "rowlines", "rowspacing"],
+    "mtd": ["columnalign"],
+    "mtext": ["mathvariant"],
+}  # fmt: skip
+
 ALLOWED_TAGS = frozenset(
     {
         "a", "abbr", "blockquote", "br", "code", "del", "div", "em", "h1", "h2", "h3", "h4",
         "h5", "h6", "hr", "img", "li", "ol", "p", "pre", "span", "strong", "sup", "table",
         "tbody", "td", "th", "thead", "tr", "ul",
     }
-)  # fmt: skip
+) | MATHML_TAGS  # fmt: skip
 
 HEADING_ATTRIBUTES = ["id"]
 
@@ -52,6 +91,7 @@ ALLOWED_ATTRIBUTES = {
     "td": ["align"],
     "th": ["align"],
     **{f"h{level}": HEADING_ATTRIBUTES for level in range(1, 7)},
+    **MATHML_ATTRIBUTES,
 }
 
 # bleach checks href and src against this list after decoding entities and dropping case and
@@ -67,8 +107,9 @@ def render_markdown(text):
     """Render Markdown to HTML that is safe to insert into a page.
 
     Python-Markdown renders the text with tables, fenced code highlighted by Pygments,
-    footnotes and heading ids; bleach then removes every tag, attribute and URL scheme that is
-    not in this module's allowlist (disallowed tags are stripped, their text kept as text).
+    footnotes, heading ids and math (as MathML); bleach then removes every tag, attribute and
+    URL scheme that is not in this module's allowlist (disallowed tags are stripped, their text
+    kept as text).
 
     Args:
         text: the Markdown source; may be empty.
@@ -104,8 +145,11 @@ def render_markdown(text):
 # references (the number) and footnote back-links ("↩").
 MARK_LINK_CLASSES = frozenset({"headerlink", "footnote-ref", "footnote-backref"})
 
-# Elements whose boundaries do not separate words ("<em>fus</em>ion" is one word).
-INLINE_TAGS = frozenset({"a", "abbr", "code", "del", "em", "span", "strong", "sup"})
+# Elements whose boundaries do not separate words ("<em>fus</em>ion" is one word); in a
+# formula, only the cells of a matrix or array are apart ("O(n)" reads as written).
+INLINE_TAGS = frozenset({"a", "abbr", "code", "del", "em", "span", "strong", "sup"}) | (
+    MATHML_TAGS - {"mtable", "mtr", "mtd"}
+)
 
 
 class _TextCollector(HTMLParser):

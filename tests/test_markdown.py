@@ -1,11 +1,14 @@
 """render_markdown: legitimate Markdown survives exactly, hostile input comes out inert.
 
+Also math (chapters/mathml.py).
 html_to_text: the text a reader reads in that HTML, for search.
 """
 
 import pytest
 
 from chapters.markdown import MarkdownError, html_to_text, render_markdown
+
+X_SQUARED = '<math display="inline"><mrow><msup><mi>x</mi><mn>2</mn></msup></mrow></math>'
 
 
 def test_render_markdown_empty_body_is_empty():
@@ -103,7 +106,129 @@ def test_render_markdown_refuses_blocks_nested_too_deeply():
         ("- one\n- two\n\n```python\nreturn 1\n```", "one two return 1"),
         ("Use `<script>alert(1)</script>` here.", "Use <script>alert(1)</script> here."),
         ("<div>x</div><div>y</div>", "x y"),
+        ("Costs $O(n)$ per $x_i$.", "Costs O(n) per xi."),
+        (r"$\begin{matrix}a&b\\c&d\end{matrix}$", "a b c d"),
     ],
 )
 def test_html_to_text_keeps_the_words_a_reader_reads(source, text):
     assert html_to_text(render_markdown(source)) == text
+
+
+def test_render_markdown_renders_inline_math_as_mathml():
+    assert render_markdown(r"Let $x^2$ grow; $\alpha$ too.") == (
+        f'<p>Let {X_SQUARED} grow; <math display="inline"><mrow><mi>α</mi></mrow></math> too.</p>'
+    )
+
+
+def test_render_markdown_renders_display_math_as_mathml():
+    assert render_markdown("Before\n\n$$\n\\frac{a}{b}\n$$\n\nAfter") == (
+        "<p>Before</p>\n"
+        '<p><math display="block"><mrow><mfrac><mrow><mi>a</mi></mrow><mrow><mi>b</mi></mrow>'
+        "</mfrac></mrow></math></p>\n"
+        "<p>After</p>"
+    )
+
+
+def test_render_markdown_renders_parenthesis_and_bracket_math():
+    assert render_markdown(r"\(x^2\) and \[x^2\]") == (
+        f"<p>{X_SQUARED} and {X_SQUARED.replace('inline', 'block')}</p>"
+    )
+
+
+def test_render_markdown_keeps_display_math_lines_as_tex_not_markdown():
+    assert render_markdown("$$\na\n- b\n$$") == (
+        '<p><math display="block"><mrow><mi>a</mi><mo>−</mo><mi>b</mi></mrow></math></p>'
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "It costs $5 and $10.",
+        "Between $5/$10 a day.",  # the closing $ is followed by a digit
+        "Budget: $20,000 to $30,000.",
+        "A $ 5 $ fee.",  # a space after the opening $ and before the closing one
+    ],
+)
+def test_render_markdown_keeps_dollar_amounts_as_text(source):
+    assert render_markdown(source) == f"<p>{source}</p>"
+
+
+def test_render_markdown_reads_escaped_dollars_as_text():
+    assert render_markdown(r"\$x\$ costs \$5.") == "<p>$x$ costs $5.</p>"
+
+
+def test_render_markdown_keeps_math_in_code_as_code():
+    assert render_markdown("Use `$x^2$`.\n\n```\n$x^2$\n```\n\n    \\(x\\)") == (
+        "<p>Use <code>$x^2$</code>.</p>\n"
+        '<div class="highlight"><pre><span></span><code>$x^2$\n</code></pre></div>\n\n'
+        '<div class="highlight"><pre><span></span><code>\\(x\\)\n</code></pre></div>'
+    )
+
+
+def test_render_markdown_shows_an_unreadable_formula_as_its_marked_source():
+    assert render_markdown("$x^$ but *the rest* renders.\n\n$$\\left( x$$") == (
+        '<p><code class="math-error">$x^$</code> but <em>the rest</em> renders.</p>\n'
+        '<p><code class="math-error">$$\\left( x$$</code></p>'
+    )
+
+
+def test_render_markdown_keeps_markdown_out_of_formulas():
+    assert render_markdown("$a_1 * b_2 * [c](d)$") == (
+        '<p><math display="inline"><mrow><msub><mi>a</mi><mn>1</mn></msub><mo>*</mo>'
+        '<msub><mi>b</mi><mn>2</mn></msub><mo>*</mo><mo stretchy="false">[</mo><mi>c</mi>'
+        '<mo stretchy="false">]</mo><mo stretchy="false">(</mo><mi>d</mi>'
+        '<mo stretchy="false">)</mo></mrow></math></p>'
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (
+            r"$\text{</math><script>alert(1)</script>}$",
+            '<p><math display="inline"><mrow><mtext>&lt;/math&gt;&lt;script&gt;alert(1)'
+            "&lt;/script&gt;</mtext></mrow></math></p>",
+        ),
+        (
+            "$</math><img src=x onerror=alert(1)>$",
+            '<p><math display="inline"><mrow><mo>&lt;</mo><mo>/</mo><mi>m</mi><mi>a</mi>'
+            "<mi>t</mi><mi>h</mi><mo>&gt;</mo><mo>&lt;</mo><mi>i</mi><mi>m</mi><mi>g</mi>"
+            "<mi>s</mi><mi>r</mi><mi>c</mi><mo>=</mo><mi>x</mi><mi>o</mi><mi>n</mi><mi>e</mi>"
+            "<mi>r</mi><mi>r</mi><mi>o</mi><mi>r</mi><mo>=</mo><mi>a</mi><mi>l</mi><mi>e</mi>"
+            '<mi>r</mi><mi>t</mi><mo stretchy="false">(</mo><mn>1</mn>'
+            '<mo stretchy="false">)</mo><mo>&gt;</mo></mrow></math></p>',
+        ),
+        (
+            r"$\href{javascript:alert(1)}{x}$",
+            '<p><math display="inline"><mrow><mrow><mrow><mi>x</mi></mrow></mrow></mrow>'
+            "</math></p>",
+        ),
+        (
+            r"$\style{background:url(javascript:alert(1))}{x}$ $\class{site-header}{y}$",
+            '<p><math display="inline"><mrow><mrow><mi>x</mi></mrow></mrow></math> '
+            '<math display="inline"><mrow><mrow><mi>y</mi></mrow></mrow></math></p>',
+        ),
+        (
+            '<math href="javascript:alert(1)"><maction actiontype="statusline" '
+            'xlink:href="javascript:alert(1)"><mi>x</mi></maction></math>',
+            "<p><math><mi>x</mi></math></p>",
+        ),
+        (
+            '<math><semantics><annotation-xml encoding="text/html">'
+            "<img src=x onerror=alert(1)></annotation-xml></semantics></math>",
+            '<p><math></math><img src="x"></p>',
+        ),
+        (
+            "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>",
+            '<p><math><mtext><img src="x"><p></p><table></table></mtext></math></p>',
+        ),
+        (
+            '<math><mi><a href="javascript:alert(1)">x</a></mi></math>',
+            "<p><math><mi><a>x</a></mi></math></p>",
+        ),
+        ("<svg><script>alert(1)</script></svg>", "<p>alert(1)</p>"),
+    ],
+)
+def test_render_markdown_makes_hostile_math_inert(source, expected):
+    assert render_markdown(source) == expected
