@@ -21,6 +21,9 @@ EXTENSIONS = [
     "footnotes",
     "toc",
     "sane_lists",
+    "admonition",  # callouts: "!!! note", "!!! tip", "!!! warning" (Python-Markdown's own)
+    "def_list",
+    "pymdownx.tasklist",  # "- [ ]" and "- [x]": Python-Markdown has no task lists
     "chapters.mathml:MathExtension",  # $...$, $$...$$, \(...\), \[...\] to MathML
 ]
 
@@ -74,22 +77,43 @@ ALLOWED_TAGS = frozenset(
         "h5", "h6", "hr", "img", "li", "ol", "p", "pre", "span", "strong", "sup", "table",
         "tbody", "td", "th", "thead", "tr", "ul",
     }
-) | MATHML_TAGS  # fmt: skip
+) | {"dd", "dl", "dt", "input"} | MATHML_TAGS  # fmt: skip
 
 HEADING_ATTRIBUTES = ["id"]
+
+
+def _only(values):
+    """Return a bleach attribute filter that keeps the attributes named in ``values``.
+
+    Args:
+        values: a mapping of attribute name to the set of values allowed, or None for any.
+
+    Returns:
+        A function ``(tag, name, value) -> bool``, as bleach takes in ``attributes``.
+    """
+
+    def allow(tag, name, value):
+        return name in values and (values[name] is None or value in values[name])
+
+    return allow
+
 
 ALLOWED_ATTRIBUTES = {
     "a": ["href", "title", "class"],  # footnote-ref, footnote-backref, headerlink
     "abbr": ["title"],
     "code": ["class"],  # language-* from fenced code without highlighting
-    "div": ["class"],  # highlight, footnote
+    "div": ["class"],  # highlight, footnote, admonition
     "img": ["src", "alt", "title"],
-    "li": ["id"],  # footnote targets
+    # A task list's checkbox, disabled by pymdownx.tasklist; no other kind of input.
+    "input": _only({"type": {"checkbox"}, "checked": None, "disabled": None}),
+    "li": _only({"id": None, "class": {"task-list-item"}}),  # footnote targets, tasks
     "ol": ["start"],
+    "p": _only({"class": {"admonition-title"}}),
     "span": ["class"],  # Pygments token classes
     "sup": ["id"],  # footnote references
     "td": ["align"],
     "th": ["align"],
+    "ul": _only({"class": {"task-list"}}),
     **{f"h{level}": HEADING_ATTRIBUTES for level in range(1, 7)},
     **MATHML_ATTRIBUTES,
 }
@@ -107,9 +131,9 @@ def render_markdown(text):
     """Render Markdown to HTML that is safe to insert into a page.
 
     Python-Markdown renders the text with tables, fenced code highlighted by Pygments,
-    footnotes, heading ids and math (as MathML); bleach then removes every tag, attribute and
-    URL scheme that is not in this module's allowlist (disallowed tags are stripped, their text
-    kept as text).
+    footnotes, heading ids, callouts, definition lists, task lists and math (as MathML);
+    bleach then removes every tag, attribute and URL scheme that is not in this module's
+    allowlist (disallowed tags are stripped, their text kept as text).
 
     Args:
         text: the Markdown source; may be empty.

@@ -1,6 +1,6 @@
 """render_markdown: legitimate Markdown survives exactly, hostile input comes out inert.
 
-Also math (chapters/mathml.py).
+Also math (chapters/mathml.py), callouts, task and definition lists.
 html_to_text: the text a reader reads in that HTML, for search.
 """
 
@@ -108,6 +108,8 @@ def test_render_markdown_refuses_blocks_nested_too_deeply():
         ("<div>x</div><div>y</div>", "x y"),
         ("Costs $O(n)$ per $x_i$.", "Costs O(n) per xi."),
         (r"$\begin{matrix}a&b\\c&d\end{matrix}$", "a b c d"),
+        ('!!! tip "Fuse early"\n    Fewer launches.', "Fuse early Fewer launches."),
+        ("- [x] Done", "Done"),
     ],
 )
 def test_html_to_text_keeps_the_words_a_reader_reads(source, text):
@@ -231,4 +233,50 @@ def test_render_markdown_keeps_markdown_out_of_formulas():
     ],
 )
 def test_render_markdown_makes_hostile_math_inert(source, expected):
+    assert render_markdown(source) == expected
+
+
+def test_render_markdown_renders_callouts():
+    assert render_markdown(
+        '!!! note\n    Plain note.\n\n!!! tip "Fuse early"\n    A *tip*.\n\n'
+        '!!! warning "Mind the gap"\n    First.\n\n    Second.'
+    ) == (
+        '<div class="admonition note">\n<p class="admonition-title">Note</p>\n'
+        "<p>Plain note.</p>\n</div>\n"
+        '<div class="admonition tip">\n<p class="admonition-title">Fuse early</p>\n'
+        "<p>A <em>tip</em>.</p>\n</div>\n"
+        '<div class="admonition warning">\n<p class="admonition-title">Mind the gap</p>\n'
+        "<p>First.</p>\n<p>Second.</p>\n</div>"
+    )
+
+
+def test_render_markdown_renders_task_lists_with_disabled_checkboxes():
+    assert render_markdown("- [ ] Write the chapter\n    - [x] Outline it\n- [x] Pick a title") == (
+        '<ul class="task-list">\n'
+        '<li class="task-list-item"><input type="checkbox" disabled> Write the chapter'
+        '<ul class="task-list">\n'
+        '<li class="task-list-item"><input type="checkbox" disabled checked> Outline it</li>\n'
+        "</ul>\n</li>\n"
+        '<li class="task-list-item"><input type="checkbox" disabled checked> Pick a title</li>\n'
+        "</ul>"
+    )
+
+
+def test_render_markdown_renders_definition_lists():
+    assert render_markdown("Kernel\n:   A function run on the GPU.\n\nFusion\n:   Merging.") == (
+        "<dl>\n<dt>Kernel</dt>\n<dd>A function run on the GPU.</dd>\n"
+        "<dt>Fusion</dt>\n<dd>Merging.</dd>\n</dl>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('<p class="site-header">x</p>', "<p>x</p>"),
+        ('<ul class="site-nav"><li class="x" id="a">y</li></ul>', '<ul><li id="a">y</li></ul>'),
+        ('<input type="checkbox" onclick="x()" name="n">', '<p><input type="checkbox"></p>'),
+        ('<input type="image" src="x.png" formaction="https://evil.example">', "<p><input></p>"),
+    ],
+)
+def test_render_markdown_allows_only_the_classes_and_inputs_the_extensions_make(source, expected):
     assert render_markdown(source) == expected
