@@ -25,6 +25,7 @@ EXTENSIONS = [
     "def_list",
     "pymdownx.tasklist",  # "- [ ]" and "- [x]": Python-Markdown has no task lists
     "chapters.mathml:MathExtension",  # $...$, $$...$$, \(...\), \[...\] to MathML
+    "chapters.nested_lists:NestedListExtension",  # lists nested by two spaces, as by four
 ]
 
 EXTENSION_CONFIGS = {
@@ -131,9 +132,10 @@ def render_markdown(text):
     """Render Markdown to HTML that is safe to insert into a page.
 
     Python-Markdown renders the text with tables, fenced code highlighted by Pygments,
-    footnotes, heading ids, callouts, definition lists, task lists and math (as MathML);
-    bleach then removes every tag, attribute and URL scheme that is not in this module's
-    allowlist (disallowed tags are stripped, their text kept as text).
+    footnotes, heading ids, callouts, definition lists, task lists, math (as MathML) and
+    lists nested by two or four spaces; bleach then removes every tag, attribute and URL
+    scheme that is not in this module's allowlist (disallowed tags are stripped, their text
+    kept as text).
 
     Args:
         text: the Markdown source; may be empty.

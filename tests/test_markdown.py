@@ -1,12 +1,14 @@
 """render_markdown: legitimate Markdown survives exactly, hostile input comes out inert.
 
-Also math (chapters/mathml.py), callouts, task and definition lists.
+Also math (chapters/mathml.py), callouts, task and definition lists, and lists nested by
+two spaces (chapters/nested_lists.py).
 html_to_text: the text a reader reads in that HTML, for search.
 """
 
 import pytest
 
 from chapters.markdown import MarkdownError, html_to_text, render_markdown
+from chapters.nested_lists import reindent_nested_lists
 
 X_SQUARED = '<math display="inline"><mrow><msup><mi>x</mi><mn>2</mn></msup></mrow></math>'
 
@@ -251,7 +253,7 @@ def test_render_markdown_renders_callouts():
 
 
 def test_render_markdown_renders_task_lists_with_disabled_checkboxes():
-    assert render_markdown("- [ ] Write the chapter\n    - [x] Outline it\n- [x] Pick a title") == (
+    assert render_markdown("- [ ] Write the chapter\n  - [x] Outline it\n- [x] Pick a title") == (
         '<ul class="task-list">\n'
         '<li class="task-list-item"><input type="checkbox" disabled> Write the chapter'
         '<ul class="task-list">\n'
@@ -280,3 +282,55 @@ def test_render_markdown_renders_definition_lists():
 )
 def test_render_markdown_allows_only_the_classes_and_inputs_the_extensions_make(source, expected):
     assert render_markdown(source) == expected
+
+
+NESTED_BY_TWO = (
+    "<ul>\n<li>a<ul>\n<li>b<ul>\n<li>c</li>\n</ul>\n</li>\n</ul>\n</li>\n<li>d</li>\n</ul>"
+)
+
+
+def test_render_markdown_nests_lists_indented_by_two_spaces():
+    assert render_markdown("- a\n  - b\n    - c\n- d") == NESTED_BY_TWO
+
+
+def test_render_markdown_nests_lists_indented_by_four_spaces():
+    assert render_markdown("- a\n    - b\n        - c\n- d") == NESTED_BY_TWO
+
+
+def test_render_markdown_nests_ordered_lists_indented_by_three_spaces():
+    assert render_markdown("1. a\n   - b\n     1. c\n2. d") == (
+        "<ol>\n<li>a<ul>\n<li>b<ol>\n<li>c</li>\n</ol>\n</li>\n</ul>\n</li>\n<li>d</li>\n</ol>"
+    )
+
+
+def test_render_markdown_keeps_list_lines_in_code_blocks_as_written():
+    assert render_markdown(
+        "Text:\n\n    - a\n      - b\n\n```\n- a\n  - b\n```\n\n"
+        "- item\n\n        code\n          - kept"
+    ) == (
+        "<p>Text:</p>\n"
+        '<div class="highlight"><pre><span></span><code>- a\n  - b\n</code></pre></div>\n\n'
+        '<div class="highlight"><pre><span></span><code>- a\n  - b\n</code></pre></div>\n\n'
+        "<ul>\n<li>item"
+        '<div class="highlight"><pre><span></span><code>code\n  - kept\n</code></pre></div>\n\n'
+        "</li>\n</ul>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (["- a", "  - b", "    - c", "  - d"], ["- a", "    - b", "        - c", "    - d"]),
+        (["- a", "    - b", "        - c"], ["- a", "    - b", "        - c"]),
+        (["1. a", "   - b", "     text of b"], ["1. a", "    - b", "      text of b"]),
+        (["- a", " - b"], ["- a", " - b"]),  # one space: a sibling, as in CommonMark
+        (
+            ["- a", "", "  - b", "", "Text", "", "  - c"],
+            ["- a", "", "    - b", "", "Text", "", "  - c"],
+        ),
+        (["Text", "", "    - code", "      - code"], ["Text", "", "    - code", "      - code"]),
+        (["- a", "", "* * *"], ["- a", "", "* * *"]),
+    ],
+)
+def test_reindent_nested_lists_moves_only_nested_items(lines, expected):
+    assert list(reindent_nested_lists(lines)) == expected
