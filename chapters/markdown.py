@@ -6,13 +6,14 @@ keeps exactly what those extensions produce and drops everything else, so raw HT
 can add nothing that Markdown could not have written.
 """
 
+from html import unescape
 from html.parser import HTMLParser
 
 import bleach
 import markdown
 from markdown.extensions.toc import slugify_unicode
 
-__all__ = ["MarkdownError", "render_markdown", "html_to_text"]
+__all__ = ["MarkdownError", "render_markdown", "render_markdown_with_headings", "html_to_text"]
 
 EXTENSIONS = [
     "tables",
@@ -131,6 +132,14 @@ class MarkdownError(ValueError):
 def render_markdown(text):
     """Render Markdown to HTML that is safe to insert into a page.
 
+    See :func:`render_markdown_with_headings`, of which this is the HTML.
+    """
+    return render_markdown_with_headings(text)[0]
+
+
+def render_markdown_with_headings(text):
+    """Render Markdown to HTML that is safe to insert into a page, and list its headings.
+
     Python-Markdown renders the text with tables, fenced code highlighted by Pygments,
     footnotes, heading ids, callouts, definition lists, task lists, math (as MathML) and
     lists nested by two or four spaces; bleach then removes every tag, attribute and URL
@@ -141,23 +150,26 @@ def render_markdown(text):
         text: the Markdown source; may be empty.
 
     Returns:
-        The sanitized HTML as a string ("" for an empty text).
+        A pair: the sanitized HTML as a string ("" for an empty text), and the headings in
+        document order, each a dict with ``level`` (1 to 6), ``id`` (as in the HTML) and
+        ``title`` (plain text, to be escaped where shown), as the toc extension lists them.
 
     Raises:
         MarkdownError: Python-Markdown ran out of recursion depth (it parses nested blocks
             recursively; about a thousand levels of nested lists or quotes exhaust it).
     """
     if not text:
-        return ""
+        return "", []
+    md = markdown.Markdown(
+        extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS, output_format="html"
+    )
     try:
-        html = markdown.markdown(
-            text, extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS, output_format="html"
-        )
+        html = md.convert(text)
     except RecursionError as error:
         raise MarkdownError(
             "The text nests lists, quotes or other blocks too deeply to be rendered."
         ) from error
-    return bleach.clean(
+    html = bleach.clean(
         html,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
@@ -165,6 +177,15 @@ def render_markdown(text):
         strip=True,
         strip_comments=True,
     )
+    return html, list(_flatten_headings(md.toc_tokens))
+
+
+def _flatten_headings(tokens):
+    """Yield the toc extension's nested heading tokens in document order, as plain dicts."""
+    for token in tokens:
+        # "name" is the heading's text with tags removed and HTML-escaped.
+        yield {"level": token["level"], "id": token["id"], "title": unescape(token["name"])}
+        yield from _flatten_headings(token["children"])
 
 
 # Links the extensions add that are marks, not text: heading permalinks ("¶"), footnote

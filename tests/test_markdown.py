@@ -1,13 +1,18 @@
 """render_markdown: legitimate Markdown survives exactly, hostile input comes out inert.
 
-Also math (chapters/mathml.py), callouts, task and definition lists, and lists nested by
-two spaces (chapters/nested_lists.py).
+Also math (chapters/mathml.py), callouts, task and definition lists, lists nested by two
+spaces (chapters/nested_lists.py), and the headings render_markdown_with_headings lists.
 html_to_text: the text a reader reads in that HTML, for search.
 """
 
 import pytest
 
-from chapters.markdown import MarkdownError, html_to_text, render_markdown
+from chapters.markdown import (
+    MarkdownError,
+    html_to_text,
+    render_markdown,
+    render_markdown_with_headings,
+)
 from chapters.nested_lists import reindent_nested_lists
 
 X_SQUARED = '<math display="inline"><mrow><msup><mi>x</mi><mn>2</mn></msup></mrow></math>'
@@ -43,10 +48,61 @@ def test_render_markdown_gives_headings_ids_and_keeps_links_to_them():
     )
 
 
+def test_render_markdown_gives_headings_with_the_same_text_distinct_ids():
+    assert render_markdown("## Fusion\n\n## Fusion") == (
+        '<h2 id="fusion">Fusion'
+        '<a class="headerlink" href="#fusion" title="Link to this heading">&para;</a></h2>\n'
+        '<h2 id="fusion_1">Fusion'
+        '<a class="headerlink" href="#fusion_1" title="Link to this heading">&para;</a></h2>'
+    )
+
+
 def test_render_markdown_gives_non_latin_headings_distinct_ids():
-    html = render_markdown("## Линейная алгебра\n\n## Линейная алгебра")
-    assert 'id="линейная-алгебра"' in html
-    assert 'id="линейная-алгебра_1"' in html
+    assert render_markdown(
+        "## Линейная алгебра\n\n## Линейная алгебра\n\n### 线性代数\n\n### 线性代数"
+    ) == (
+        '<h2 id="линейная-алгебра">Линейная алгебра'
+        '<a class="headerlink" href="#линейная-алгебра" title="Link to this heading">&para;</a>'
+        "</h2>\n"
+        '<h2 id="линейная-алгебра_1">Линейная алгебра'
+        '<a class="headerlink" href="#линейная-алгебра_1" title="Link to this heading">&para;</a>'
+        "</h2>\n"
+        '<h3 id="线性代数">线性代数'
+        '<a class="headerlink" href="#线性代数" title="Link to this heading">&para;</a></h3>\n'
+        '<h3 id="线性代数_1">线性代数'
+        '<a class="headerlink" href="#线性代数_1" title="Link to this heading">&para;</a></h3>'
+    )
+
+
+def test_render_markdown_gives_headings_without_letters_distinct_ids():
+    html, headings = render_markdown_with_headings("## ?!\n\n## …")
+    assert [heading["id"] for heading in headings] == ["_1", "_2"]
+    assert 'id="_1"' in html
+    assert 'id="_2"' in html
+
+
+def test_render_markdown_with_headings_lists_headings_in_document_order():
+    html, headings = render_markdown_with_headings(
+        "# Title\n\n## Fusion\n\n### Линейная алгебра\n\n## Fusion\n\n"
+        "## A & <b>B</b> `code` $x^2$\n\ntext"
+    )
+    assert headings == [
+        {"level": 1, "id": "title", "title": "Title"},
+        {"level": 2, "id": "fusion", "title": "Fusion"},
+        {"level": 3, "id": "линейная-алгебра", "title": "Линейная алгебра"},
+        {"level": 2, "id": "fusion_1", "title": "Fusion"},
+        {"level": 2, "id": "a-b-code-x2", "title": "A & B code x2"},
+    ]
+    assert html.endswith(
+        '<h2 id="a-b-code-x2">A &amp; B <code>code</code> '
+        f"{X_SQUARED}"
+        '<a class="headerlink" href="#a-b-code-x2" title="Link to this heading">&para;</a></h2>\n'
+        "<p>text</p>"
+    )
+
+
+def test_render_markdown_with_headings_of_an_empty_body_is_empty():
+    assert render_markdown_with_headings("") == ("", [])
 
 
 def test_render_markdown_keeps_footnotes():

@@ -32,5 +32,42 @@ def test_migration_fills_body_text_of_nodes_saved_before_it():
         level=0,
     )
     executor = MigrationExecutor(connection)
+    after = [("chapters", "0003_node_body_text")]
+    executor.migrate(after)
+    filled = executor.loader.project_state(after).apps.get_model("chapters", "Node")
+    body_text = filled.objects.get(slug="area").body_text
+    executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes("chapters"))
-    assert Node.objects.get(slug="area").body_text == "Kernels & fusion"
+    assert body_text == "Kernels & fusion"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migration_renders_stored_bodies_again_with_their_headings():
+    before = [("chapters", "0004_node_search_index")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old_node = executor.loader.project_state(before).apps.get_model("chapters", "Node")
+    old_node.objects.create(
+        title="Area",
+        slug="area",
+        kind="section",
+        path="area",
+        body="## Fusion\n\nCosts $O(n)$.",
+        body_html="<h2>Fusion</h2>\n<p>Costs $O(n)$.</p>",
+        body_text="Fusion Costs $O(n)$.",
+        lft=1,
+        rght=2,
+        tree_id=1,
+        level=0,
+    )
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes("chapters"))
+    node = Node.objects.get(slug="area")
+    assert node.headings == [{"level": 2, "id": "fusion", "title": "Fusion"}]
+    assert node.body_html == (
+        '<h2 id="fusion">Fusion<a class="headerlink" href="#fusion" '
+        'title="Link to this heading">&para;</a></h2>\n'
+        '<p>Costs <math display="inline"><mrow><mi>O</mi><mo stretchy="false">(</mo>'
+        '<mi>n</mi><mo stretchy="false">)</mo></mrow></math>.</p>'
+    )
+    assert node.body_text == "Fusion Costs O(n)."
