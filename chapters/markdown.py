@@ -7,6 +7,7 @@ can add nothing that Markdown could not have written.
 """
 
 import xml.etree.ElementTree as etree
+from html import unescape
 from html.parser import HTMLParser
 
 import bleach
@@ -15,9 +16,27 @@ from markdown.extensions import Extension
 from markdown.extensions.toc import slugify_unicode
 from markdown.inlinepatterns import InlineProcessor
 
-__all__ = ["MarkdownError", "WIKI_LINK", "render_markdown", "html_to_text"]
+__all__ = [
+    "MarkdownError",
+    "WIKI_LINK",
+    "render_markdown",
+    "render_markdown_with_headings",
+    "html_to_text",
+]
 
-EXTENSIONS = ["tables", "fenced_code", "codehilite", "footnotes", "toc", "sane_lists"]
+EXTENSIONS = [
+    "tables",
+    "fenced_code",
+    "codehilite",
+    "footnotes",
+    "toc",
+    "sane_lists",
+    "admonition",  # callouts: "!!! note", "!!! tip", "!!! warning" (Python-Markdown's own)
+    "def_list",
+    "pymdownx.tasklist",  # "- [ ]" and "- [x]": Python-Markdown has no task lists
+    "chapters.mathml:MathExtension",  # $...$, $$...$$, \(...\), \[...\] to MathML
+    "chapters.nested_lists:NestedListExtension",  # lists nested by two spaces, as by four
+]
 
 EXTENSION_CONFIGS = {
     # Alignment as an attribute keeps ``style`` (and a CSS sanitizer) out of the allowlist.
@@ -32,29 +51,82 @@ EXTENSION_CONFIGS = {
     },
 }
 
+# The MathML that latex2mathml writes (see chapters/mathml.py), and no more. Left out on
+# purpose: href (Firefox follows it on any MathML element), style, class and xlink:href,
+# which latex2mathml writes for \href, \style and \class; maction; and semantics and
+# annotation-xml, whose HTML content is the usual way into mutation XSS.
+MATHML_TAGS = frozenset(
+    {
+        "math", "menclose", "mfrac", "mi", "mn", "mo", "mover", "mpadded", "mphantom",
+        "mroot", "mrow", "mspace", "msqrt", "mstyle", "msub", "msubsup", "msup", "mtable",
+        "mtd", "mtext", "mtr", "munder", "munderover",
+    }
+)  # fmt: skip
+
+MATHML_ATTRIBUTES = {
+    "math": ["display"],
+    "menclose": ["notation"],
+    "mfrac": ["linethickness"],
+    "mi": ["mathvariant"],
+    "mn": ["mathvariant"],
+    "mo": [
+        "accent", "fence", "form", "largeop", "lspace", "maxsize", "minsize",
+        "movablelimits", "rspace", "separator", "stretchy",
+    ],
+    "mover": ["accent"],
+    "mpadded": ["depth", "height", "lspace", "mathbackground", "voffset", "width"],
+    "mspace": ["depth", "height", "linebreak", "mathbackground", "width"],
+    "mstyle": ["displaystyle", "mathcolor", "mathsize", "scriptlevel"],
+    "mtable": ["columnlines", "columnspacing", "displaystyle", "rowlines", "rowspacing"],
+    "mtd": ["columnalign"],
+    "mtext": ["mathvariant"],
+}  # fmt: skip
+
 ALLOWED_TAGS = frozenset(
     {
         "a", "abbr", "blockquote", "br", "code", "del", "div", "em", "h1", "h2", "h3", "h4",
         "h5", "h6", "hr", "img", "li", "ol", "p", "pre", "span", "strong", "sup", "table",
         "tbody", "td", "th", "thead", "tr", "ul",
     }
-)  # fmt: skip
+) | {"dd", "dl", "dt", "input"} | MATHML_TAGS  # fmt: skip
 
 HEADING_ATTRIBUTES = ["id"]
+
+
+def _only(values):
+    """Return a bleach attribute filter that keeps the attributes named in ``values``.
+
+    Args:
+        values: a mapping of attribute name to the set of values allowed, or None for any.
+
+    Returns:
+        A function ``(tag, name, value) -> bool``, as bleach takes in ``attributes``.
+    """
+
+    def allow(tag, name, value):
+        return name in values and (values[name] is None or value in values[name])
+
+    return allow
+
 
 ALLOWED_ATTRIBUTES = {
     "a": ["href", "title", "class"],  # footnote-ref, footnote-backref, headerlink, wikilink
     "abbr": ["title"],
     "code": ["class"],  # language-* from fenced code without highlighting
-    "div": ["class"],  # highlight, footnote
+    "div": ["class"],  # highlight, footnote, admonition
     "img": ["src", "alt", "title"],
-    "li": ["id"],  # footnote targets
+    # A task list's checkbox, disabled by pymdownx.tasklist; no other kind of input.
+    "input": _only({"type": {"checkbox"}, "checked": None, "disabled": None}),
+    "li": _only({"id": None, "class": {"task-list-item"}}),  # footnote targets, tasks
     "ol": ["start"],
+    "p": _only({"class": {"admonition-title"}}),
     "span": ["class", "title"],  # Pygments token classes; broken wiki links
     "sup": ["id"],  # footnote references
     "td": ["align"],
     "th": ["align"],
+    "ul": _only({"class": {"task-list"}}),
     **{f"h{level}": HEADING_ATTRIBUTES for level in range(1, 7)},
+    **MATHML_ATTRIBUTES,
 }
 
 # bleach checks href and src against this list after decoding entities and dropping case and
@@ -115,10 +187,19 @@ class MarkdownError(ValueError):
 def render_markdown(text, resolve_link=_unresolved):
     """Render Markdown to HTML that is safe to insert into a page.
 
+    See :func:`render_markdown_with_headings`, of which this is the HTML.
+    """
+    return render_markdown_with_headings(text, resolve_link)[0]
+
+
+def render_markdown_with_headings(text, resolve_link=_unresolved):
+    """Render Markdown to HTML that is safe to insert into a page, and list its headings.
+
     Python-Markdown renders the text with tables, fenced code highlighted by Pygments,
-    footnotes, heading ids and ``[[wiki links]]``; bleach then removes every tag, attribute
-    and URL scheme that is not in this module's allowlist (disallowed tags are stripped,
-    their text kept as text).
+    footnotes, heading ids, callouts, definition lists, task lists, math (as MathML),
+    lists nested by two or four spaces and ``[[wiki links]]``; bleach then removes every
+    tag, attribute and URL scheme that is not in this module's allowlist (disallowed tags
+    are stripped, their text kept as text).
 
     Args:
         text: the Markdown source; may be empty.
@@ -126,26 +207,28 @@ def render_markdown(text, resolve_link=_unresolved):
             :class:`WikiLinkProcessor`); by default every wiki link is shown as broken.
 
     Returns:
-        The sanitized HTML as a string ("" for an empty text).
+        A pair: the sanitized HTML as a string ("" for an empty text), and the headings in
+        document order, each a dict with ``level`` (1 to 6), ``id`` (as in the HTML) and
+        ``title`` (plain text, to be escaped where shown), as the toc extension lists them.
 
     Raises:
         MarkdownError: Python-Markdown ran out of recursion depth (it parses nested blocks
             recursively; about a thousand levels of nested lists or quotes exhaust it).
     """
     if not text:
-        return ""
+        return "", []
+    md = markdown.Markdown(
+        extensions=[*EXTENSIONS, WikiLinkExtension(resolve_link)],
+        extension_configs=EXTENSION_CONFIGS,
+        output_format="html",
+    )
     try:
-        html = markdown.markdown(
-            text,
-            extensions=[*EXTENSIONS, WikiLinkExtension(resolve_link)],
-            extension_configs=EXTENSION_CONFIGS,
-            output_format="html",
-        )
+        html = md.convert(text)
     except RecursionError as error:
         raise MarkdownError(
             "The text nests lists, quotes or other blocks too deeply to be rendered."
         ) from error
-    return bleach.clean(
+    html = bleach.clean(
         html,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
@@ -153,14 +236,26 @@ def render_markdown(text, resolve_link=_unresolved):
         strip=True,
         strip_comments=True,
     )
+    return html, list(_flatten_headings(md.toc_tokens))
+
+
+def _flatten_headings(tokens):
+    """Yield the toc extension's nested heading tokens in document order, as plain dicts."""
+    for token in tokens:
+        # "name" is the heading's text with tags removed and HTML-escaped.
+        yield {"level": token["level"], "id": token["id"], "title": unescape(token["name"])}
+        yield from _flatten_headings(token["children"])
 
 
 # Links the extensions add that are marks, not text: heading permalinks ("¶"), footnote
 # references (the number) and footnote back-links ("↩").
 MARK_LINK_CLASSES = frozenset({"headerlink", "footnote-ref", "footnote-backref"})
 
-# Elements whose boundaries do not separate words ("<em>fus</em>ion" is one word).
-INLINE_TAGS = frozenset({"a", "abbr", "code", "del", "em", "span", "strong", "sup"})
+# Elements whose boundaries do not separate words ("<em>fus</em>ion" is one word); in a
+# formula, only the cells of a matrix or array are apart ("O(n)" reads as written).
+INLINE_TAGS = frozenset({"a", "abbr", "code", "del", "em", "span", "strong", "sup"}) | (
+    MATHML_TAGS - {"mtable", "mtr", "mtd"}
+)
 
 
 class _TextCollector(HTMLParser):

@@ -1,9 +1,10 @@
 """The wiki's one tree: sections and chapters as nodes of a django-mptt tree.
 
 Areas are root sections, their sections are child sections, chapters are leaves. Each node
-stores three derived fields that ``save()`` keeps right: ``path`` (its full URL path, so a link
-costs no query), ``body_html`` (its sanitized body, so a page view renders no Markdown) and
-``body_text`` (the text of that HTML, which search matches and quotes).
+stores four derived fields that ``save()`` keeps right: ``path`` (its full URL path, so a link
+costs no query), ``body_html`` (its sanitized body, so a page view renders no Markdown),
+``body_text`` (the text of that HTML, which search matches and quotes) and ``headings`` (the
+body's headings with their ids, for the page's "On this page" list).
 """
 
 from django.core.exceptions import ValidationError
@@ -23,7 +24,7 @@ from mptt.querysets import TreeQuerySet
 from simple_history.models import HistoricalRecords
 
 from .links import LinkResolver, internal_paths
-from .markdown import MarkdownError, html_to_text, render_markdown
+from .markdown import MarkdownError, html_to_text, render_markdown, render_markdown_with_headings
 
 __all__ = ["Link", "Node", "NodeQuerySet", "NodeManager", "PathRedirect", "unique_slug"]
 
@@ -39,7 +40,7 @@ RESERVED_ROOT_SLUGS = frozenset(
 PATH_MAX_LENGTH = 1000
 
 # The fields save() computes, written whatever update_fields says.
-DERIVED_FIELDS = ("slug", "path", "body_html", "body_text", "updated")
+DERIVED_FIELDS = ("slug", "path", "body_html", "body_text", "headings", "updated")
 
 # The fields a revision records and a revert restores; the tree's own fields are left out.
 REVISION_FIELDS = ("title", "slug", "kind", "status", "parent_id", "body")
@@ -79,9 +80,9 @@ class NodeQuerySet(TreeQuerySet):
         """Return the nodes with only the fields links and the table of contents need.
 
         Returns:
-            A queryset that defers the Markdown body, its HTML and its text.
+            A queryset that defers the Markdown body, its HTML, its text and its headings.
         """
-        return self.defer("body", "body_html", "body_text")
+        return self.defer("body", "body_html", "body_text", "headings")
 
     def in_area(self, slug):
         """Return the nodes of one area: the area itself and every node under it.
@@ -243,12 +244,15 @@ class Node(MPTTModel):
     path = models.CharField(max_length=PATH_MAX_LENGTH, unique=True, editable=False)
     body_html = models.TextField(blank=True, editable=False)
     body_text = models.TextField(blank=True, editable=False)
+    # [{"level": 2, "id": "kernel-fusion", "title": "Kernel Fusion"}, ...] in document order.
+    headings = models.JSONField(default=list, blank=True, editable=False)
 
     objects = NodeManager()
     # django-simple-history records every save (and delete) as a revision with its author and
-    # edit summary; the nested-set fields and the rendered body are not part of a revision.
+    # edit summary; the nested-set fields and what is rendered from the body are not part of a
+    # revision.
     history = HistoricalRecords(
-        excluded_fields=["lft", "rght", "tree_id", "level", "body_html", "body_text"],
+        excluded_fields=["lft", "rght", "tree_id", "level", "body_html", "body_text", "headings"],
         history_change_reason_field=models.TextField(null=True, blank=True),
     )
 
@@ -414,14 +418,15 @@ class Node(MPTTModel):
         return deleted
 
     def render_body(self):
-        """Render the body into ``body_html`` and ``body_text``; return its links, unsaved.
+        """Render the body into ``body_html``, ``body_text`` and ``headings``; return its
+        links, unsaved.
 
         Raises:
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
         resolver = LinkResolver(self)
         resolver.prepare(self.body)
-        self.body_html = render_markdown(self.body, resolver)
+        self.body_html, self.headings = render_markdown_with_headings(self.body, resolver)
         self.body_text = html_to_text(self.body_html)
         links = [
             Link(kind=Link.Kind.WIKI, text=text, target=target, problem=problem)
@@ -435,7 +440,9 @@ class Node(MPTTModel):
         For when what the body links to changed, not the body: it is no edit of this node.
         """
         links = self.render_body()
-        Node.objects.filter(pk=self.pk).update(body_html=self.body_html, body_text=self.body_text)
+        Node.objects.filter(pk=self.pk).update(
+            body_html=self.body_html, body_text=self.body_text, headings=self.headings
+        )
         Link.replace(self, links)
 
     def build_path(self):
@@ -597,7 +604,10 @@ def refresh_derived_fields_on_load(sender, instance, raw, **kwargs):
     instance.path = f"{parent_path}/{instance.slug}" if parent_path else instance.slug
     links = instance.render_body()
     Node.objects.filter(pk=instance.pk).update(
-        path=instance.path, body_html=instance.body_html, body_text=instance.body_text
+        path=instance.path,
+        body_html=instance.body_html,
+        body_text=instance.body_text,
+        headings=instance.headings,
     )
     Link.replace(instance, links)
     rewrite_descendant_paths(instance)

@@ -96,9 +96,10 @@ def test_fixture_replaces_derived_fields_a_fixture_supplies(tmp_path, small_tree
                 "kind": "chapter",
                 "status": "draft",
                 "parent": 2,
-                "body": "Safe.",
+                "body": "## Safe",
                 "body_html": "<script>alert(1)</script>",
                 "body_text": "<script>alert(1)</script>",
+                "headings": [{"level": 2, "id": '" onmouseover="alert(1)', "title": "<script>"}],
                 "path": "elsewhere",
                 "updated": "2026-08-09T12:00:00Z",
                 "lft": 3,
@@ -112,10 +113,12 @@ def test_fixture_replaces_derived_fields_a_fixture_supplies(tmp_path, small_tree
     fixture.write_text(json.dumps(hostile), encoding="utf-8")
     call_command("loaddata", str(fixture), verbosity=0)
     chapter = Node.objects.get(pk=3)
-    assert (chapter.path, chapter.body_html, chapter.body_text) == (
+    assert (chapter.path, chapter.body_html, chapter.body_text, chapter.headings) == (
         "area-a/section-a1/chapter-one",
-        "<p>Safe.</p>",
-        "Safe.",
+        '<h2 id="safe">Safe<a class="headerlink" href="#safe" title="Link to this heading">'
+        "&para;</a></h2>",
+        "Safe",
+        [{"level": 2, "id": "safe", "title": "Safe"}],
     )
 
 

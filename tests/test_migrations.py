@@ -32,5 +32,52 @@ def test_migration_fills_body_text_of_nodes_saved_before_it():
         level=0,
     )
     executor = MigrationExecutor(connection)
+    after = [("chapters", "0003_node_body_text")]
+    executor.migrate(after)
+    filled = executor.loader.project_state(after).apps.get_model("chapters", "Node")
+    body_text = filled.objects.get(slug="area").body_text
+    executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes("chapters"))
-    assert Node.objects.get(slug="area").body_text == "Kernels & fusion"
+    assert body_text == "Kernels & fusion"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migration_fills_headings_and_leaves_stored_html_alone():
+    before = [("chapters", "0005_links")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old_node = executor.loader.project_state(before).apps.get_model("chapters", "Node")
+    old_node.objects.create(
+        title="Area",
+        slug="area",
+        kind="section",
+        path="area",
+        body="## Fusion\n\nCosts $O(n)$.",
+        body_html="<h2>Fusion</h2>\n<p>Costs $O(n)$.</p>",
+        body_text="Fusion Costs $O(n)$.",
+        lft=1,
+        rght=2,
+        tree_id=1,
+        level=0,
+    )
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes("chapters"))
+    node = Node.objects.get(slug="area")
+    assert node.headings == [{"level": 2, "id": "fusion", "title": "Fusion"}]
+    assert node.body_html == "<h2>Fusion</h2>\n<p>Costs $O(n)$.</p>"
+
+
+@pytest.mark.django_db
+def test_render_bodies_renders_every_body_with_the_current_pipeline(small_tree, capsys):
+    Node.objects.filter(title="Chapter One").update(
+        body="Costs $n$, see [[Chapter Two]].", body_html="stale", headings=[]
+    )
+    call_command("render_bodies")
+    assert capsys.readouterr().out == "Rendered 11 bodies again.\n"
+    chapter = Node.objects.get(title="Chapter One")
+    assert chapter.body_html == (
+        '<p>Costs <math display="inline"><mrow><mi>n</mi></mrow></math>, see '
+        '<a class="wikilink" href="/area-a/section-a1/chapter-two/">Chapter Two</a>.</p>'
+    )
+    assert chapter.outgoing_links.get().target.title == "Chapter Two"
+    assert Node.history.filter(id=chapter.pk).count() == 1

@@ -132,6 +132,19 @@ def test_node_body_text_is_the_rendered_bodys_text_on_save(small_tree):
 
 
 @pytest.mark.django_db
+def test_node_headings_are_listed_on_save(small_tree):
+    chapter = node("Chapter One")
+    assert chapter.headings == []
+    chapter.body = "## Fusion\n\n### Линейная алгебра\n\n## Fusion"
+    chapter.save()
+    assert node("Chapter One").headings == [
+        {"level": 2, "id": "fusion", "title": "Fusion"},
+        {"level": 3, "id": "линейная-алгебра", "title": "Линейная алгебра"},
+        {"level": 2, "id": "fusion_1", "title": "Fusion"},
+    ]
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("title", "slug", "parent", "field", "message"),
     [

@@ -7,7 +7,7 @@ from django.conf import settings
 from pytest_django.asserts import assertContains, assertInHTML
 
 from chapters.models import Node
-from tests.helpers import soup, toc_outline
+from tests.helpers import node, soup, toc_outline
 
 SEED_CHAPTER_URL = "/ml-systems/ml-compilers/graph-optimization-and-kernel-fusion/"
 OUTLINE = Path(settings.BASE_DIR) / "fixtures" / "curriculum-outline.txt"
@@ -172,6 +172,47 @@ def test_section_page_lists_its_children_in_order_with_status(client, curriculum
         "Graph Optimization and Kernel Fusion Chapter Draft",
     ]
     assert page.find(class_="pager") is None
+
+
+@pytest.mark.django_db
+def test_chapter_page_lists_its_headings_on_this_page(client, small_tree):
+    chapter = node("Chapter One")
+    chapter.body = (
+        "## Fusion\n\nText.\n\n### Линейная алгебра\n\n## Fusion\n\n## A & <b>B</b>\n\nEnd."
+    )
+    chapter.save()
+    response = client.get("/area-a/section-a1/chapter-one/")
+    assertInHTML(
+        """
+        <nav class="on-this-page" aria-label="On this page">
+          <h2 class="on-this-page-title">On this page</h2>
+          <ol>
+            <li class="on-this-page-level-2"><a href="#fusion">Fusion</a></li>
+            <li class="on-this-page-level-3"><a href="#линейная-алгебра">Линейная алгебра</a></li>
+            <li class="on-this-page-level-2"><a href="#fusion_1">Fusion</a></li>
+            <li class="on-this-page-level-2"><a href="#a-b">A &amp; B</a></li>
+          </ol>
+        </nav>
+        """,
+        response.content.decode(),
+    )
+    body = soup(response).find("div", class_="body")
+    assert [heading["id"] for heading in body.find_all(["h2", "h3"])] == [
+        "fusion",
+        "линейная-алгебра",
+        "fusion_1",
+        "a-b",
+    ]
+
+
+@pytest.mark.django_db
+def test_chapter_page_with_fewer_than_three_headings_has_no_on_this_page(client, small_tree):
+    chapter = node("Chapter One")
+    chapter.body = "## Fusion\n\nText.\n\n## Launches"
+    chapter.save()
+    response = client.get("/area-a/section-a1/chapter-one/")
+    assert soup(response).find("nav", class_="on-this-page") is None
+    assert "On this page" not in response.content.decode()
 
 
 @pytest.mark.django_db
