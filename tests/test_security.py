@@ -1,12 +1,17 @@
-"""Security: the headers of every response, and the production checks."""
+"""Security: the headers of every response, the production checks, the admin login lockout."""
 
+import datetime
 import os
 import re
 import subprocess
 import sys
 
 import pytest
+from axes.models import AccessAttempt
 from django.conf import settings
+from django.test import RequestFactory
+
+from wiki.proxy import client_ip
 
 POLICY = {
     "default-src": "'self'",
@@ -28,6 +33,10 @@ SECURITY_HEADERS = [
     "Strict-Transport-Security",
 ]
 LOGIN = "/admin/login/?next=/admin/"
+LOCKED = (
+    "Too many failed sign-ins from your address. Signing in from it is locked for 15 minutes; "
+    "try again after that."
+)
 
 
 def policy(response):
@@ -105,3 +114,67 @@ def test_check_deploy_without_https_names_the_https_settings():
         "W012",  # SESSION_COOKIE_SECURE
         "W016",  # CSRF_COOKIE_SECURE
     ]
+
+
+def fail_login(client, times, address="127.0.0.1"):
+    """Post a wrong password ``times`` times from ``address``; return the last response."""
+    for _ in range(times):
+        response = client.post(
+            LOGIN, {"username": "admin", "password": "wrong"}, REMOTE_ADDR=address
+        )
+    return response
+
+
+def sign_in(client, address="127.0.0.1"):
+    """Post the right password from ``address``; return the response."""
+    return client.post(LOGIN, {"username": "admin", "password": "password"}, REMOTE_ADDR=address)
+
+
+@pytest.mark.django_db
+def test_admin_login_refuses_an_address_after_five_failures(client, admin_user):
+    response = fail_login(client, 4)
+    assert response.status_code == 200
+    assert "Please enter the correct username and password" in response.content.decode()
+    response = fail_login(client, 1)
+    assert response.status_code == 429
+    assert LOCKED in response.content.decode()
+    response = sign_in(client)  # even the right password, while locked
+    assert (response.status_code, "_auth_user_id" in client.session) == (429, False)
+
+
+@pytest.mark.django_db
+def test_admin_login_lockout_is_per_address(client, admin_user):
+    fail_login(client, 5, address="203.0.113.7")
+    response = sign_in(client, address="198.51.100.2")
+    assert (response.status_code, response["Location"]) == (302, "/admin/")
+
+
+@pytest.mark.django_db
+def test_admin_login_lockout_ends_after_fifteen_minutes(client, admin_user):
+    fail_login(client, 5)
+    AccessAttempt.objects.update(
+        attempt_time=datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=15, seconds=1)
+    )
+    response = sign_in(client)
+    assert (response.status_code, response["Location"]) == (302, "/admin/")
+
+
+@pytest.mark.django_db
+def test_admin_login_success_resets_the_count(client, admin_user):
+    fail_login(client, 4)
+    assert sign_in(client).status_code == 302
+    client.logout()
+    assert fail_login(client, 4).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("forwarded", "expected"),
+    [
+        ("203.0.113.7", "203.0.113.7"),
+        ("10.9.9.9, 203.0.113.7", "203.0.113.7"),  # the first is the client's word only
+        ("", "127.0.0.1"),
+    ],
+)
+def test_client_ip_behind_a_proxy_is_the_address_the_proxy_saw(forwarded, expected):
+    request = RequestFactory().get("/", HTTP_X_FORWARDED_FOR=forwarded, REMOTE_ADDR="127.0.0.1")
+    assert client_ip(request) == expected

@@ -67,7 +67,8 @@ def test_settings_read_allowed_hosts():
 PRINT_HTTPS = (
     "from wiki import settings as s; print(s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, "
     "s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS, s.SECURE_HSTS_INCLUDE_SUBDOMAINS, "
-    "s.SECURE_HSTS_PRELOAD, getattr(s, 'SECURE_PROXY_SSL_HEADER', None))"
+    "s.SECURE_HSTS_PRELOAD, getattr(s, 'SECURE_PROXY_SSL_HEADER', None), "
+    "getattr(s, 'AXES_CLIENT_IP_CALLABLE', None))"
 )
 
 
@@ -86,17 +87,17 @@ def https_settings(**env):
 
 
 def test_settings_serve_plain_http_by_default():
-    assert https_settings() == ["False", "False", "False", "0", "False", "False", "None"]
+    assert https_settings() == ["False", "False", "False", "0", "False", "False", "None", "None"]
 
 
 def test_settings_turn_on_https_only_settings_with_django_https():
     assert https_settings(DJANGO_HTTPS="1") == [
-        "True", "True", "True", "31536000", "True", "True", "None"
+        "True", "True", "True", "31536000", "True", "True", "None", "None"
     ]  # fmt: skip
     assert https_settings(DJANGO_HTTPS="yes", DJANGO_HSTS_SECONDS="3600")[3] == "3600"
 
 
 def test_settings_trust_one_proxy_with_django_behind_proxy():
     assert https_settings(DJANGO_HTTPS="1", DJANGO_BEHIND_PROXY="1")[6:] == [
-        "('HTTP_X_FORWARDED_PROTO',", "'https')"
+        "('HTTP_X_FORWARDED_PROTO',", "'https')", "wiki.proxy.client_ip"
     ]  # fmt: skip

@@ -14,11 +14,13 @@ manner of cookiecutter-django:
 - ``DJANGO_HSTS_SECONDS``: how long browsers keep to HTTPS (``Strict-Transport-Security``),
   with ``DJANGO_HTTPS`` on. Default: 31536000 (a year).
 - ``DJANGO_BEHIND_PROXY``: on when one reverse proxy in front of Django terminates TLS and sets
-  ``X-Forwarded-Proto``: requests it marks ``https`` count as secure. Default: off (the
-  header is not trusted, since any client could send it).
+  ``X-Forwarded-Proto`` and ``X-Forwarded-For``: requests it marks ``https`` count as secure,
+  and the login lockout counts failures per client address from ``X-Forwarded-For``. Default:
+  off (the headers are not trusted, since any client could send them).
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -71,6 +73,7 @@ INSTALLED_APPS = [
     "mptt",
     "simple_history",
     "csp",
+    "axes",
     "chapters",
 ]
 
@@ -85,6 +88,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Lets django-simple-history record the signed-in user as a revision's author.
     "simple_history.middleware.HistoryRequestMiddleware",
+    # Last, as django-axes asks: turns a locked-out sign-in into its lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "wiki.urls"
@@ -170,3 +175,18 @@ SECURE_HSTS_PRELOAD = HTTPS
 BEHIND_PROXY = env_flag("DJANGO_BEHIND_PROXY")
 if BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Admin sign-in: after AXES_FAILURE_LIMIT failed attempts from one address, that address is
+# refused (429, templates/axes_lockout.html) for AXES_COOLOFF_TIME; a success resets the count.
+# Staff can lift a lockout in the admin (Axes > Access attempts) or with manage.py axes_reset.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "axes_lockout.html"
+if BEHIND_PROXY:
+    AXES_CLIENT_IP_CALLABLE = "wiki.proxy.client_ip"
