@@ -43,7 +43,7 @@ def page_scripts(page):
     return [script.get("src") for script in page.find_all("script")]
 
 
-SITE_SCRIPTS = ["/static/js/keys.js", "/static/js/toc.js"]
+SITE_SCRIPTS = ["/static/js/theme.js", "/static/js/keys.js", "/static/js/toc.js"]
 
 
 def toc_outline(page):

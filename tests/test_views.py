@@ -202,14 +202,20 @@ def test_path_without_trailing_slash_redirects(client, curriculum):
 @pytest.mark.django_db
 def test_stylesheets_and_scripts_are_files_of_this_site(client, curriculum):
     page = soup(client.get("/"))
+    dark = "screen and (prefers-color-scheme: dark)"
     assert [
         (link["href"], link.get("media")) for link in page.find_all("link", rel="stylesheet")
     ] == [
         ("/static/css/wiki.css", None),
         ("/static/css/pygments.css", None),
+        ("/static/css/dark.css", dark),
+        ("/static/css/pygments-dark.css", dark),
+        ("/static/css/print.css", "print"),
     ]
     assert page_scripts(page) == SITE_SCRIPTS  # no inline script
-    assert [script.has_attr("defer") for script in page.find_all("script")] == [True, True]
+    # theme.js runs before the page is drawn, so that a remembered colour scheme shows at once.
+    assert [script.has_attr("defer") for script in page.find_all("script")] == [False, True, True]
+    assert [script.string for script in page.find_all("script")] == [None, None, None]
 
 
 def wide_outline(areas, sections, chapters):
