@@ -17,7 +17,7 @@ POLICY = {
     "default-src": "'self'",
     "script-src": "'self'",
     "style-src": "'self'",
-    "img-src": "'self'",
+    "img-src": "'self' data:",
     "font-src": "'self'",
     "connect-src": "'self'",
     "object-src": "'none'",
