@@ -18,6 +18,7 @@ __all__ = [
     "ancestors",
     "linked_from",
     "find",
+    "open_path",
     "with_breadcrumbs",
 ]
 
@@ -78,6 +79,21 @@ def find(toc, pk):
         if found is not None:
             return found
     return None
+
+
+def open_path(node):
+    """Mark ``node`` and its ancestors as open in a table of contents, without a query.
+
+    Beside a page, the table of contents shows each section as a list that can be collapsed
+    (``<details>``); those leading to the page, and the page itself when it is a section,
+    start open (``toc_open``), the others closed.
+
+    Args:
+        node: a node as :func:`table_of_contents` returns it (its parents are cached).
+    """
+    node.toc_open = True
+    for ancestor in ancestors(node):
+        ancestor.toc_open = True
 
 
 def breadcrumb(node):

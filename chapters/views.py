@@ -29,18 +29,23 @@ def home(request):
 
 
 def node_detail(request, path):
-    """Render the section or chapter at ``path``; 301 from a path it had before; else 404."""
+    """Render the section or chapter at ``path``; 301 from a path it had before; else 404.
+
+    Staff who may change nodes also get a link to the page's change form in the admin.
+    """
     node = Node.objects.filter(path=path).first()
     if node is None:
         moved = get_object_or_404(PathRedirect.objects.select_related("node"), old_path=path)
         return redirect(moved.node, permanent=True)
     toc = navigation.table_of_contents()
     in_toc = navigation.find(toc, node.pk)  # the same node, with its tree around it cached
+    navigation.open_path(in_toc)
     context = {
         "node": node,
         "ancestors": navigation.ancestors(in_toc),
         "toc": toc,
         "linked_from": navigation.linked_from(node),
+        "can_edit": request.user.is_staff and request.user.has_perm("chapters.change_node"),
     }
     if node.is_chapter:
         context["previous"], context["next"] = navigation.neighbours(in_toc)

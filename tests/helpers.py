@@ -34,11 +34,23 @@ def soup(response):
     return BeautifulSoup(response.content.decode(), "html.parser")
 
 
+def page_scripts(page):
+    """Return the ``src`` of each ``<script>`` of a parsed page; None for an inline script.
+
+    Every page loads the site's own scripts from /static/js/; anything else in the list is a
+    script that got into the page.
+    """
+    return [script.get("src") for script in page.find_all("script")]
+
+
+SITE_SCRIPTS = ["/static/js/theme.js", "/static/js/keys.js", "/static/js/toc.js"]
+
+
 def toc_outline(page):
     """Return the "All chapters" navigation of a parsed page as outline text.
 
     One title per line, indented two spaces per level, in document order: the format of
-    fixtures/curriculum-outline.txt.
+    fixtures/curriculum-outline.txt. A section's entries are in a ``<details>`` of its item.
     """
     nav = page.find("nav", attrs={"aria-label": "All chapters"})
     lines = []
@@ -46,9 +58,9 @@ def toc_outline(page):
     def walk(ol, depth):
         for item in ol.find_all("li", recursive=False):
             lines.append("  " * depth + item.find("a", recursive=False).get_text())
-            child = item.find("ol", recursive=False)
-            if child:
-                walk(child, depth + 1)
+            details = item.find("details", recursive=False)
+            if details:
+                walk(details.find("ol", recursive=False), depth + 1)
 
     walk(nav.find("ol"), 0)
     return "\n".join(lines) + "\n"

@@ -62,3 +62,42 @@ def test_settings_read_allowed_hosts():
         check=True,
     )
     assert result.stdout.strip() == "['wiki.example', 'a.b']"
+
+
+PRINT_HTTPS = (
+    "from wiki import settings as s; print(s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, "
+    "s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS, s.SECURE_HSTS_INCLUDE_SUBDOMAINS, "
+    "s.SECURE_HSTS_PRELOAD, getattr(s, 'SECURE_PROXY_SSL_HEADER', None), "
+    "getattr(s, 'AXES_CLIENT_IP_CALLABLE', None))"
+)
+
+
+def https_settings(**env):
+    """Return the HTTPS-related settings that ``env`` gives, as printed words."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_URL"))}
+    result = subprocess.run(
+        [sys.executable, "-c", PRINT_HTTPS],
+        cwd=settings.BASE_DIR,
+        env={**clean, "DJANGO_SECRET_KEY": "k", **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout.split()
+
+
+def test_settings_serve_plain_http_by_default():
+    assert https_settings() == ["False", "False", "False", "0", "False", "False", "None", "None"]
+
+
+def test_settings_turn_on_https_only_settings_with_django_https():
+    assert https_settings(DJANGO_HTTPS="1") == [
+        "True", "True", "True", "31536000", "True", "True", "None", "None"
+    ]  # fmt: skip
+    assert https_settings(DJANGO_HTTPS="yes", DJANGO_HSTS_SECONDS="3600")[3] == "3600"
+
+
+def test_settings_trust_one_proxy_with_django_behind_proxy():
+    assert https_settings(DJANGO_HTTPS="1", DJANGO_BEHIND_PROXY="1")[6:] == [
+        "('HTTP_X_FORWARDED_PROTO',", "'https')", "wiki.proxy.client_ip"
+    ]  # fmt: skip

@@ -4,10 +4,11 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.models import User
 from pytest_django.asserts import assertContains, assertInHTML
 
 from chapters.models import Node
-from tests.helpers import node, soup, toc_outline
+from tests.helpers import SITE_SCRIPTS, node, page_scripts, soup, toc_outline
 
 SEED_CHAPTER_URL = "/ml-systems/ml-compilers/graph-optimization-and-kernel-fusion/"
 OUTLINE = Path(settings.BASE_DIR) / "fixtures" / "curriculum-outline.txt"
@@ -240,10 +241,22 @@ def test_path_without_trailing_slash_redirects(client, curriculum):
 
 
 @pytest.mark.django_db
-def test_stylesheet_is_served_from_this_site_only(client, curriculum):
-    links = [link["href"] for link in soup(client.get("/")).find_all("link", rel="stylesheet")]
-    assert links == ["/static/css/wiki.css", "/static/css/pygments.css"]
-    assert not soup(client.get("/")).find_all("script")
+def test_stylesheets_and_scripts_are_files_of_this_site(client, curriculum):
+    page = soup(client.get("/"))
+    dark = "screen and (prefers-color-scheme: dark)"
+    assert [
+        (link["href"], link.get("media")) for link in page.find_all("link", rel="stylesheet")
+    ] == [
+        ("/static/css/wiki.css", None),
+        ("/static/css/pygments.css", None),
+        ("/static/css/dark.css", dark),
+        ("/static/css/pygments-dark.css", dark),
+        ("/static/css/print.css", "print"),
+    ]
+    assert page_scripts(page) == SITE_SCRIPTS  # no inline script
+    # theme.js runs before the page is drawn, so that a remembered colour scheme shows at once.
+    assert [script.has_attr("defer") for script in page.find_all("script")] == [False, True, True]
+    assert [script.string for script in page.find_all("script")] == [None, None, None]
 
 
 def wide_outline(areas, sections, chapters):
@@ -294,3 +307,74 @@ def test_section_page_and_home_queries(client, curriculum, django_assert_num_que
 )
 def test_path_with_a_nul_character_is_404(client, small_tree, url):
     assert client.get(url).status_code == 404
+
+
+def toc_sections(response):
+    """Return each section of a page's table of contents with whether its list is open."""
+    nav = soup(response).find("nav", attrs={"aria-label": "All chapters"})
+    return [
+        (details.parent.find("a", recursive=False).get_text(), details.has_attr("open"))
+        for details in nav.find_all("details")
+    ]
+
+
+@pytest.mark.django_db
+def test_table_of_contents_beside_a_page_opens_the_path_to_it(client, small_tree):
+    assert toc_sections(client.get("/area-a/section-a2/chapter-four/")) == [
+        ("Area A", True),
+        ("Section A1", False),
+        ("Section A2", True),
+        ("Area B", False),
+        ("Section B1", False),
+    ]
+    assert toc_sections(client.get("/area-b/")) == [
+        ("Area A", False),
+        ("Section A1", False),
+        ("Section A2", False),
+        ("Area B", True),
+        ("Section B1", False),
+    ]
+
+
+@pytest.mark.django_db
+def test_table_of_contents_on_the_home_page_is_all_open(client, small_tree):
+    assert toc_sections(client.get("/")) == [
+        ("Area A", True),
+        ("Section A1", True),
+        ("Section A2", True),
+        ("Area B", True),
+        ("Section B1", True),
+    ]
+
+
+@pytest.mark.django_db
+def test_table_of_contents_names_each_sections_toggle(client, small_tree):
+    nav = soup(client.get("/area-b/")).find("nav", attrs={"aria-label": "All chapters"})
+    assert [summary.get_text() for summary in nav.find_all("summary")] == [
+        "Contents of “Area A”",
+        "Contents of “Section A1”",
+        "Contents of “Section A2”",
+        "Contents of “Area B”",
+        "Contents of “Section B1”",
+    ]
+
+
+@pytest.mark.django_db
+def test_page_links_staff_who_may_edit_to_the_admin(client, small_tree, admin_user):
+    chapter = Node.objects.get(title="Chapter Two")
+    page = chapter.get_absolute_url()
+    assert soup(client.get(page)).find("a", class_="edit-link") is None  # a reader
+    reader = User.objects.create_user("staff-reader", is_staff=True)  # no change permission
+    client.force_login(reader)
+    assert soup(client.get(page)).find("a", class_="edit-link") is None
+    client.force_login(admin_user)
+    assertInHTML(
+        f'<a class="edit-link" href="/admin/chapters/node/{chapter.pk}/change/">Edit</a>',
+        client.get(page).content.decode(),
+    )
+
+
+@pytest.mark.django_db
+def test_favicon_ico_redirects_to_the_icon(client):
+    response = client.get("/favicon.ico")
+    assert (response.status_code, response["Location"]) == (301, "/static/favicon.svg")

@@ -9,9 +9,18 @@ manner of cookiecutter-django:
 - ``DJANGO_DEBUG``: ``1``/``true``/``yes``/``on`` turns debug mode on. Default: off.
 - ``DJANGO_SECRET_KEY``: required when debug is off; the settings refuse to load without it.
 - ``DJANGO_ALLOWED_HOSTS``: comma-separated host names. Default: ``localhost,127.0.0.1``.
+- ``DJANGO_HTTPS``: on when the site is served over HTTPS only: redirects HTTP to HTTPS, sends
+  cookies only over HTTPS and sends HSTS. Default: off (a laptop serves plain HTTP).
+- ``DJANGO_HSTS_SECONDS``: how long browsers keep to HTTPS (``Strict-Transport-Security``),
+  with ``DJANGO_HTTPS`` on. Default: 31536000 (a year).
+- ``DJANGO_BEHIND_PROXY``: on when one reverse proxy in front of Django terminates TLS and sets
+  ``X-Forwarded-Proto`` and ``X-Forwarded-For``: requests it marks ``https`` count as secure,
+  and the login lockout counts failures per client address from ``X-Forwarded-For``. Default:
+  off (the headers are not trusted, since any client could send them).
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -63,11 +72,14 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "mptt",
     "simple_history",
+    "csp",
+    "axes",
     "chapters",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -76,6 +88,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Lets django-simple-history record the signed-in user as a revision's author.
     "simple_history.middleware.HistoryRequestMiddleware",
+    # Last, as django-axes asks: turns a locked-out sign-in into its lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "wiki.urls"
@@ -123,3 +137,57 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]
+
+# Security headers. Each page may load scripts, styles, images, fonts and fetches from this
+# site only, and run no inline script or style: our scripts are files in static/js/; Django's
+# admin keeps its data in data- attributes and JSON script elements, which are not run, and
+# NodeAdmin indents its tree with classes rather than style attributes. Images in bodies that
+# come from other hosts are refused too; data: images are allowed for the small ones that
+# stylesheets draw with (bodies cannot hold data: URLs: bleach lets http, https and mailto).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+# Served over HTTPS only: redirect plain HTTP, keep cookies to HTTPS, and have browsers do the
+# same for this host and its subdomains (HSTS; "preload" allows submitting it to browsers'
+# preload lists, which only happens by hand).
+HTTPS = env_flag("DJANGO_HTTPS")
+SECURE_SSL_REDIRECT = HTTPS
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS") or 31536000) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
+SECURE_HSTS_PRELOAD = HTTPS
+
+BEHIND_PROXY = env_flag("DJANGO_BEHIND_PROXY")
+if BEHIND_PROXY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Admin sign-in: after AXES_FAILURE_LIMIT failed attempts from one address, that address is
+# refused (429, templates/axes_lockout.html) for AXES_COOLOFF_TIME; a success resets the count.
+# Staff can lift a lockout in the admin (Axes > Access attempts) or with manage.py axes_reset.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "axes_lockout.html"
+if BEHIND_PROXY:
+    AXES_CLIENT_IP_CALLABLE = "wiki.proxy.client_ip"
