@@ -1,8 +1,8 @@
 """Editing the curriculum: one tree of sections and chapters with drag-and-drop."""
 
 from django.contrib import admin
-from django.http import JsonResponse
-from django.shortcuts import get_object_or_404
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils.html import format_html
@@ -70,7 +70,11 @@ class NodeAdmin(DraggableMPTTAdmin):
 
     def history_view(self, request, object_id, extra_context=None):
         """List the node's revisions, newest first, each with a revert button."""
-        node = get_object_or_404(Node, pk=object_id)
+        node = Node.objects.filter(pk=object_id).first() if str(object_id).isdecimal() else None
+        if node is None:
+            raise Http404("No such node.")
+        if not self.has_view_or_change_permission(request, node):
+            raise PermissionDenied
         revisions = list(all_revisions().filter(id=node.pk))
         context = {
             **self.admin_site.each_context(request),
@@ -97,7 +101,7 @@ class NodeAdmin(DraggableMPTTAdmin):
         if not self.has_view_or_change_permission(request):
             return JsonResponse({"error": "You may not preview chapters."}, status=403)
         node_id = request.POST.get("node", "")
-        node = Node.objects.filter(pk=node_id).first() if node_id.isdigit() else None
+        node = Node.objects.filter(pk=node_id).first() if node_id.isdecimal() else None
         node = node or Node(title="Preview")
         node.body = request.POST.get("body", "")
         try:

@@ -13,6 +13,10 @@ from dataclasses import dataclass
 __all__ = ["Segment", "Line", "FieldChange", "diff_text", "field_changes"]
 
 CONTEXT_LINES = 3
+# SequenceMatcher is quadratic in the worst case; changed lines longer than this many tokens
+# are shown whole rather than word by word, and the line diff lets difflib treat very common
+# lines as junk (its "autojunk" heuristic), which keeps repetitive bodies fast.
+MAX_WORD_DIFF_TOKENS = 400
 TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
 
 
@@ -76,7 +80,7 @@ def diff_text(old, new, context=CONTEXT_LINES):
         A list of hunks, each a list of :class:`Line`; empty when the texts are equal.
     """
     old_lines, new_lines = old.splitlines(), new.splitlines()
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines)
     hunks = []
     for group in matcher.get_grouped_opcodes(context):
         hunk = []
@@ -111,6 +115,8 @@ def _diff_words(old_line, new_line):
     marked as one.
     """
     old_tokens, new_tokens = TOKEN.findall(old_line), TOKEN.findall(new_line)
+    if max(len(old_tokens), len(new_tokens)) > MAX_WORD_DIFF_TOKENS:
+        return (Segment(old_line, True),), (Segment(new_line, True),)
     matcher = difflib.SequenceMatcher(None, old_tokens, new_tokens, autojunk=False)
     opcodes = matcher.get_opcodes()
     old_segments, new_segments = [], []

@@ -14,6 +14,8 @@ import re
 from html.parser import HTMLParser
 from urllib.parse import unquote, urlsplit
 
+from django.db.models import Q
+
 from .markdown import WIKI_LINK
 
 __all__ = ["LinkResolver", "internal_paths"]
@@ -45,12 +47,13 @@ class LinkResolver:
     def prepare(self, text):
         """Look up every node that a ``[[...]]`` in ``text`` could mean: two queries."""
         targets = {" ".join(m.group(1).split()) for m in re.finditer(WIKI_LINK, text)}
-        titles = {target.rsplit("/", 1)[-1].strip().casefold() for target in targets}
-        if not titles:
+        written = {target.rsplit("/", 1)[-1].strip() for target in targets}
+        if not written:
             return
+        # iexact ignores case only for ASCII on SQLite, so the title as written is asked too.
         query = self.node_model.objects.none()
-        for title in titles:
-            query |= self.node_model.objects.filter(title__iexact=title)
+        for title in written:
+            query |= self.node_model.objects.filter(Q(title__iexact=title) | Q(title=title))
         nodes = list(query.only("pk", "title", "path"))
         prefixes = {p for node in nodes for p in node.ancestor_paths()}
         titles_by_path = dict(
@@ -100,7 +103,7 @@ def internal_paths(html):
         if parts.scheme or parts.netloc or not parts.path.startswith("/"):
             continue
         path = unquote(parts.path).strip("/")
-        if path and path not in paths:
+        if path and "\x00" not in path and path not in paths:
             paths.append(path)
     return paths
 

@@ -374,6 +374,7 @@ class Node(MPTTModel):
             taken |= RESERVED_ROOT_SLUGS
         self.slug = unique_slug(self.title, taken, fallback=self.kind)
 
+    @transaction.atomic
     def save(self, *args, **kwargs):
         """Save the node as a new revision, keeping the derived fields right.
 
@@ -381,7 +382,7 @@ class Node(MPTTModel):
         date), and when the node's path changed (a rename or a move) rewrites the paths of
         all its descendants and keeps every old path as a redirect. The old path and the
         parent's path are read from the database, not from possibly stale instances, and
-        ``update_fields`` always includes the derived fields.
+        ``update_fields`` always includes the derived fields. All of it is one transaction.
 
         Raises:
             chapters.markdown.MarkdownError: the body cannot be rendered.
@@ -495,8 +496,8 @@ class Link(models.Model):
         Node, on_delete=models.SET_NULL, null=True, blank=True, related_name="incoming_links"
     )
     kind = models.CharField(max_length=4, choices=Kind.choices)
-    text = models.CharField(max_length=PATH_MAX_LENGTH, help_text="As written in the body.")
-    problem = models.CharField(max_length=500, blank=True)
+    text = models.TextField(help_text="As written in the body.")
+    problem = models.TextField(blank=True)
 
     def __str__(self):
         return f"{self.source} → {self.target or self.text}"
@@ -538,11 +539,12 @@ def refresh_links_to(node):
     """Render again the nodes whose links may now resolve differently because of ``node``.
 
     Those are the nodes linking to ``node`` or a descendant (their links' URLs changed), and
-    the nodes with a broken link (it may now find ``node``).
+    the nodes with a broken link (it may now find ``node``), ``node`` itself included: it was
+    rendered before its new path was stored.
     """
     subtree = node.get_descendants(include_self=True).values("pk")
     affected = Link.objects.filter(Q(target__in=subtree) | Q(target=None)).values("source")
-    for source in Node.objects.filter(pk__in=affected).exclude(pk=node.pk):
+    for source in Node.objects.filter(pk__in=affected):
         source.refresh_body()
 
 

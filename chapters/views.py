@@ -116,9 +116,10 @@ def revision_diff(request):
 
 @require_POST
 def revision_revert(request, revision_id):
-    """Revert a node to one of its revisions (staff only), then go back to ``next``."""
-    if not request.user.is_staff:
-        raise PermissionDenied("Only staff can revert pages.")
+    """Revert a node to one of its revisions (editors with the change permission), then go
+    back to ``next``."""
+    if not request.user.has_perm("chapters.change_node"):
+        raise PermissionDenied("Only editors who may change pages can revert them.")
     revision = get_object_or_404(history.all_revisions(), history_id=revision_id)
     node = Node.objects.filter(pk=revision.id).first()
     if node is None:

@@ -367,3 +367,26 @@ def test_history_page_offers_staff_a_revert_button_per_older_revision(
     response = admin_client.post(form["action"], {"next": url})
     assert (response.status_code, response["Location"]) == (302, url)
     assert node("Chapter One").body == "This chapter is currently a scaffold."
+
+
+@pytest.mark.django_db
+def test_revert_needs_the_change_permission_not_only_staff(client, django_user_model, small_tree):
+    revision = revisions("Chapter One")[0]
+    edit("Chapter One", body="Changed.")
+    viewer = django_user_model.objects.create_user("viewer", password="pw", is_staff=True)
+    client.force_login(viewer)
+    assert client.post(reverse("chapters:revert", args=[revision.history_id])).status_code == 403
+    history = reverse("admin:chapters_node_history", args=[node("Chapter One").pk])
+    assert client.get(history).status_code == 403
+    assert node("Chapter One").body == "Changed."
+
+
+@pytest.mark.django_db
+def test_admin_history_of_a_bad_id_is_404(admin_client, small_tree):
+    assert admin_client.get("/admin/chapters/node/abc/history/").status_code == 404
+    assert admin_client.post(
+        "/admin/chapters/node/preview/", {"node": "²", "body": "x"}
+    ).json() == {
+        "html": "<p>x</p>",
+        "broken": [],
+    }

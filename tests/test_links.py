@@ -173,3 +173,32 @@ def test_broken_links_report_lists_them_for_staff_only(client, admin_client, sma
             "Fix in the admin",
         ],
     ]
+
+
+@pytest.mark.django_db
+def test_links_of_a_renamed_section_to_its_own_chapters_follow_it(small_tree):
+    write("Section A1", "[[Chapter Two]] [x](/area-a/section-a1/chapter-two/)")
+    section = node("Section A1")
+    section.slug = "basics"
+    section.save()
+    assert body_of("Section A1") == (
+        '<a class="wikilink" href="/area-a/basics/chapter-two/">Chapter Two</a> '
+        '<a href="/area-a/section-a1/chapter-two/">x</a>'
+    )
+    assert [link.target.title for link in Link.objects.filter(source=node("Section A1"))] == [
+        "Chapter Two",
+        "Chapter Two",
+    ]
+
+
+@pytest.mark.django_db
+def test_long_and_nul_link_targets_are_stored(small_tree):
+    write("Chapter One", "[[" + "x" * 1500 + "]] [y](/area-a/%00/)")
+    assert [len(link.text) for link in Link.objects.all()] == [1500]
+
+
+@pytest.mark.django_db
+def test_wiki_link_to_a_non_ascii_title_written_as_it_is(small_tree):
+    Node.objects.create(title="Линейная алгебра", parent=node("Section A1"))
+    write("Chapter One", "[[Линейная алгебра]]")
+    assert body_of("Chapter One").startswith('<a class="wikilink" href="/area-a/section-a1/')

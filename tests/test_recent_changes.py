@@ -10,9 +10,9 @@ from tests.helpers import node, soup
 ATOM = "{http://www.w3.org/2005/Atom}"
 
 
-def edit(title, summary, user=None, **changes):
-    """Change the node titled ``title`` as one revision with ``summary``."""
-    target = node(title)
+def edit(node_title, summary, user=None, **changes):
+    """Change the node titled ``node_title`` as one revision with ``summary``."""
+    target = node(node_title)
     for field, value in changes.items():
         setattr(target, field, value)
     target._change_reason, target._history_user = summary, user
@@ -136,3 +136,17 @@ def test_meta_line_updated_is_the_latest_revision_date(client, small_tree):
     latest = Node.history.filter(id=node("Chapter One").pk).first()
     page = soup(client.get("/area-a/section-a1/chapter-one/"))
     assert page.find("p", class_="meta").time["datetime"] == latest.history_date.isoformat()
+
+
+@pytest.mark.django_db
+def test_feed_survives_control_characters_and_escapes_summaries(client, small_tree):
+    edit("Chapter Two", "esc \x1b[31m <img src=x onerror=alert(1)>", title="Evil\x0btitle")
+    response = client.get("/recent/feed/")
+    entries = atom_entries(response)
+    assert entries[0].find(f"{ATOM}title").text == "Eviltitle (changed)"
+    summary = entries[0].find(f"{ATOM}summary")
+    assert (summary.get("type"), summary.text) == (
+        "html",
+        "esc [31m &lt;img src=x onerror=alert(1)&gt;",
+    )
+    atom_entries(client.get("/feeds/area-a/"))
