@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 from . import dashboard as readiness
 from . import history, navigation, search
 from .forms import AreaForm, CompareForm, SearchForm
+from .links import LinkResolver
 from .markdown import render_markdown
 from .models import Node, PathRedirect
 
@@ -84,9 +85,16 @@ def revision_detail(request, revision_id):
             "revision": revision,
             "node": node,
             "is_latest": latest.history_id == revision.history_id,
-            "body_html": render_markdown(revision.body),
+            "body_html": render_revision_body(revision, node),
         },
     )
+
+
+def render_revision_body(revision, node):
+    """Render an old revision's body as the page would be, wiki links resolved as on save."""
+    resolver = LinkResolver(node or Node(title=revision.title))
+    resolver.prepare(revision.body)
+    return render_markdown(revision.body, resolver)
 
 
 def revision_diff(request):

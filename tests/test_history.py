@@ -390,3 +390,16 @@ def test_admin_history_of_a_bad_id_is_404(admin_client, small_tree):
         "html": "<p>x</p>",
         "broken": [],
     }
+
+
+@pytest.mark.django_db
+def test_old_revision_resolves_its_wiki_links(client, small_tree):
+    edit("Chapter One", body="See [[Chapter Two]].")
+    old = revisions("Chapter One")[0]
+    edit("Chapter One", body="Newer.")
+    page = soup(client.get(reverse("chapters:revision", args=[old.history_id])))
+    assertInHTML(
+        '<div class="body"><p>See <a class="wikilink" href="/area-a/section-a1/chapter-two/">'
+        "Chapter Two</a>.</p></div>",
+        str(page),
+    )
