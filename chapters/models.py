@@ -153,9 +153,10 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
 
         Fixtures are saved raw, so nothing checked their rows. This checks, in order: that no
         node is its own ancestor; that the nested-set fields are what django-mptt's
-        ``rebuild()`` makes of the parents (run in a savepoint that is rolled back); and that
-        every node keeps the rules of :meth:`Node.check_placement`, has a valid slug and a
-        known kind.
+        ``rebuild()`` makes of the parents (run in a savepoint that is rolled back), comparing
+        the trees' order and not their ``tree_id`` numbers, which have gaps where a tree was
+        deleted or moved and ``rebuild()`` numbers from 1; and that every node keeps the rules
+        of :meth:`Node.check_placement`, has a valid slug and a known kind.
 
         Returns:
             A list of sentences, empty when the tree is valid.
@@ -169,10 +170,10 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
                 seen.add(ancestor.pk)
                 ancestor = nodes.get(ancestor.parent_id)
         fields = ["pk", "parent_id", "tree_id", "lft", "rght", "level"]
-        stored = list(self.values_list(*fields))
+        stored = _renumber_trees(self.values_list(*fields))
         with transaction.atomic():
             self.rebuild()
-            rebuilt = list(self.values_list(*fields))
+            rebuilt = _renumber_trees(self.values_list(*fields))
             transaction.set_rollback(True)
         if stored != rebuilt:
             wrong = [
@@ -203,6 +204,20 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
             except ValidationError as error:
                 problems.extend(f"{label}: {message}" for message in error.messages)
         return problems
+
+
+def _renumber_trees(rows):
+    """Return tree-field rows with each ``tree_id`` (the third value) replaced by its rank.
+
+    Args:
+        rows: ``(pk, parent_id, tree_id, lft, rght, level)`` rows in tree order.
+
+    Returns:
+        A list of the rows, their tree ids numbered 1, 2, ... in the order of the ids.
+    """
+    rows = list(rows)
+    ranks = {tree_id: rank for rank, tree_id in enumerate(sorted({r[2] for r in rows}), 1)}
+    return [(pk, parent, ranks[tree_id], *rest) for pk, parent, tree_id, *rest in rows]
 
 
 class Node(MPTTModel):
