@@ -1,0 +1,39 @@
+"""``manage.py import_curriculum``: load a curriculum file (see chapters.curriculum_file)."""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from chapters.curriculum_file import CurriculumFileError, import_curriculum
+
+
+class Command(BaseCommand):
+    help = (
+        "Load a file written by manage.py export_curriculum, all or nothing. A node whose "
+        "path is in the database is updated (title, kind, status, body, place among its "
+        "siblings), any other is added; nodes that are not in the file are left as they are. "
+        'Each added or changed node gets a revision "Imported from FILE". Into an empty '
+        "database, it restores the exported tree exactly. A file with any problem changes "
+        "nothing, and every problem is listed with its entry."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", type=Path, help="A curriculum file (JSON, UTF-8).")
+
+    def handle(self, *args, file, **options):
+        try:
+            data = file.read_bytes()
+        except OSError as error:
+            raise CommandError(f"Cannot read {file}: {error.strerror}.") from error
+        try:
+            counts = import_curriculum(data, source=file.name)
+        except CurriculumFileError as error:
+            listed = "\n".join(f"- {problem}" for problem in error.problems)
+            raise CommandError(
+                f"{file} was not imported; nothing was changed:\n{listed}"
+            ) from error
+        self.stdout.write(
+            f"Imported {file}: {counts.added} added, {counts.changed} changed, "
+            f"{counts.unchanged} unchanged; {counts.not_in_file} not in the file, left as they "
+            "were."
+        )
