@@ -307,14 +307,18 @@ def _siblings(entries, existing):
     groups = {}
     for entry in entries:
         groups.setdefault(entry.parent, []).append(entry)
+    previous, following = {}, {}
+    for group in groups.values():
+        pairs = zip([None, *group[:-1]], group, strict=True)
+        previous.update((entry.index, before) for before, entry in pairs)
+        later = None
+        for entry in reversed(group):
+            following[entry.index] = later
+            later = entry if entry.path in existing else later
     for entry in entries:
-        group = groups[entry.parent]
-        position = group.index(entry)
-        previous = group[position - 1] if position else None
-        following = None
-        if previous is None and entry.path not in existing:
-            following = next((e for e in group[position + 1 :] if e.path in existing), None)
-        yield entry, previous, following
+        before = previous[entry.index]
+        new_and_first = before is None and entry.path not in existing
+        yield entry, before, following[entry.index] if new_and_first else None
 
 
 def _write(entry, existing, placed, previous, following, source):

@@ -439,3 +439,25 @@ def test_import_of_a_bad_file_changes_nothing_even_after_valid_entries(tmp_path,
         call_command("import_curriculum", write(tmp_path, nodes))
     assert state() == before
     assert not Node.objects.filter(path__startswith="area-z").exists()
+
+
+@pytest.mark.django_db
+def test_export_costs_one_query(curriculum, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        assert export_curriculum().count('"path": ') == 222
+
+
+@pytest.mark.django_db
+def test_import_puts_a_new_first_sibling_before_the_next_one_without_moving_others(
+    tmp_path, capsys, small_tree
+):
+    file = write(
+        tmp_path, [entry("area-a"), entry("area-a/section-a0"), entry("area-a/section-a1")]
+    )
+    call_command("import_curriculum", file)
+    assert capsys.readouterr().out.startswith(f"Imported {file}: 1 added, 0 changed, 2 unchanged;")
+    assert [n.title for n in node("Area A").get_children()] == [
+        "Section A0",
+        "Section A1",
+        "Section A2",
+    ]
