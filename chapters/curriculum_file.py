@@ -354,7 +354,7 @@ def _write(entry, existing, placed, previous, following, source):
         return "added"
     node = placed[entry.path] = Node.objects.get(pk=existing[entry.path].pk)
     changed = any(getattr(node, field) != getattr(entry, field) for field in CONTENT_FIELDS)
-    after = previous and placed[previous.path]
+    after = placed[previous.path] if previous is not None else None
     moved = after is not None and _position(node) < _position(after)
     if not (changed or moved):
         return "unchanged"
