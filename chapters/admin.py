@@ -1,11 +1,14 @@
 """Editing the curriculum: one tree of sections and chapters with drag-and-drop."""
 
 from django.contrib import admin
+from django.contrib.admin.utils import NestedObjects
 from django.core.exceptions import PermissionDenied
+from django.db import router
 from django.http import Http404, JsonResponse
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.text import capfirst
 from django.views.decorators.http import require_POST
 from mptt.admin import DraggableMPTTAdmin
 
@@ -26,7 +29,8 @@ class NodeAdmin(DraggableMPTTAdmin):
     refuses a save that would overwrite someone else's (see ``NodeAdminForm``). Every save is
     a revision; the "History" button lists them with a revert button each. The change form
     shows a live preview of the body, rendered by the site's own pipeline, with its broken
-    links.
+    links. Deleting asks for confirmation listing every node under the deleted ones with its
+    path.
     """
 
     class Media:
@@ -85,6 +89,39 @@ class NodeAdmin(DraggableMPTTAdmin):
             **(extra_context or {}),
         }
         return TemplateResponse(request, "admin/chapters/node/revisions.html", context)
+
+    def get_deleted_objects(self, objs, request):
+        """Return what deleting ``objs`` deletes, as Django's admin does, each node with its path.
+
+        The delete view and the "delete selected" action show this list for confirmation.
+        Django's own (``django.contrib.admin.utils.get_deleted_objects``, which this follows)
+        names each node by its title only, and titles repeat ("Fundamentals"); here a node is
+        "<kind>: <title> at /<path>/", linked to its change form, in tree order.
+
+        Returns:
+            ``(nested list of HTML, counts by model name, models lacking permission,
+            protected objects)``, as Django's.
+        """
+        collector = NestedObjects(using=router.db_for_write(Node), origin=objs)
+        collector.collect(objs)
+        perms_needed = set()
+
+        def describe(obj):
+            if not isinstance(obj, Node):
+                return f"{capfirst(obj._meta.verbose_name)}: {obj}"
+            if not self.has_delete_permission(request, obj):
+                perms_needed.add(obj._meta.verbose_name)
+            url = reverse("admin:chapters_node_change", args=[obj.pk])
+            return format_html(
+                '{}: <a href="{}">{}</a> at /{}/', obj.get_kind_display(), url, obj, obj.path
+            )
+
+        model_count = {
+            model._meta.verbose_name_plural: len(found)
+            for model, found in collector.model_objs.items()
+        }
+        protected = [describe(obj) for obj in collector.protected]
+        return collector.nested(describe), model_count, perms_needed, protected
 
     def get_urls(self):
         """Add the preview endpoint the change form's script posts to."""
