@@ -2,6 +2,7 @@
 deletion in the revisions, and staff restore a deleted node with its subtree."""
 
 import pytest
+from django.contrib.admin.models import ADDITION, LogEntry
 from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
@@ -214,6 +215,11 @@ def test_restore_puts_back_the_subtree_in_tree_order(admin_client, client, small
     ]
     assert tree_table() == SMALL_TREE_TABLE
     assert Node.objects.check_tree() == []
+    logged = LogEntry.objects.get(action_flag=ADDITION)
+    assert (logged.object_id, logged.get_change_message()) == (
+        str(node("Section A1").pk),
+        "Restored",
+    )
     assert toc_outline(soup(client.get("/"))) == SMALL_TREE
     assert client.get("/area-a/section-a1/chapter-two/").status_code == 200
     assert client.get("/area-a/section-a1/").status_code == 200
