@@ -1,20 +1,29 @@
 """Editing the curriculum: one tree of sections and chapters with drag-and-drop."""
 
-from django.contrib import admin
-from django.core.exceptions import PermissionDenied
+from django.contrib import admin, messages
+from django.contrib.admin.utils import NestedObjects
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.db import router
 from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.defaultfilters import pluralize
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.text import capfirst
 from django.views.decorators.http import require_POST
 from mptt.admin import DraggableMPTTAdmin
 
+from . import recovery
 from .forms import NodeAdminForm
 from .history import all_revisions, with_size_changes
 from .markdown import MarkdownError
 from .models import Node
 
 MAX_INDENTED_LEVEL = 8  # css/admin-tree.css indents depths 1 to 8
+
+DELETIONS_PER_PAGE = 50
 
 
 @admin.register(Node)
@@ -26,7 +35,8 @@ class NodeAdmin(DraggableMPTTAdmin):
     refuses a save that would overwrite someone else's (see ``NodeAdminForm``). Every save is
     a revision; the "History" button lists them with a revert button each. The change form
     shows a live preview of the body, rendered by the site's own pipeline, with its broken
-    links.
+    links. Deleting asks for confirmation listing every node under the deleted ones with its
+    path; "Deleted pages" lists deletions, each with a button restoring it.
     """
 
     class Media:
@@ -86,10 +96,85 @@ class NodeAdmin(DraggableMPTTAdmin):
         }
         return TemplateResponse(request, "admin/chapters/node/revisions.html", context)
 
+    def get_deleted_objects(self, objs, request):
+        """Return what deleting ``objs`` deletes, as Django's admin does, each node with its path.
+
+        The delete view and the "delete selected" action show this list for confirmation.
+        Django's own (``django.contrib.admin.utils.get_deleted_objects``, which this follows)
+        names each node by its title only, and titles repeat ("Fundamentals"); here a node is
+        "<kind>: <title> at /<path>/", linked to its change form, in tree order.
+
+        Returns:
+            ``(nested list of HTML, counts by model name, models lacking permission,
+            protected objects)``, as Django's.
+        """
+        collector = NestedObjects(using=router.db_for_write(Node), origin=objs)
+        collector.collect(objs)
+        perms_needed = set()
+
+        def describe(obj):
+            if not isinstance(obj, Node):
+                return f"{capfirst(obj._meta.verbose_name)}: {obj}"
+            if not self.has_delete_permission(request, obj):
+                perms_needed.add(obj._meta.verbose_name)
+            url = reverse("admin:chapters_node_change", args=[obj.pk])
+            return format_html(
+                '{}: <a href="{}">{}</a> at /{}/', obj.get_kind_display(), url, obj, obj.path
+            )
+
+        model_count = {
+            model._meta.verbose_name_plural: len(found)
+            for model, found in collector.model_objs.items()
+        }
+        protected = [describe(obj) for obj in collector.protected]
+        return collector.nested(describe), model_count, perms_needed, protected
+
     def get_urls(self):
-        """Add the preview endpoint the change form's script posts to."""
+        """Add the preview endpoint the change form's script posts to, and deleted pages."""
         preview = self.admin_site.admin_view(require_POST(self.preview_view))
-        return [path("preview/", preview, name="chapters_node_preview"), *super().get_urls()]
+        deleted = self.admin_site.admin_view(self.deleted_view)
+        restore = self.admin_site.admin_view(require_POST(self.restore_view))
+        return [
+            path("preview/", preview, name="chapters_node_preview"),
+            path("deleted/", deleted, name="chapters_node_deleted"),
+            path("deleted/<int:revision_id>/restore/", restore, name="chapters_node_restore"),
+            *super().get_urls(),
+        ]
+
+    def deleted_view(self, request):
+        """List the deletions that can be restored, newest first (editors who may add nodes)."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        page = Paginator(recovery.deletions(), DELETIONS_PER_PAGE).get_page(request.GET.get("page"))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "Deleted pages",
+            "page": page,
+        }
+        return TemplateResponse(request, "admin/chapters/node/deleted.html", context)
+
+    def restore_view(self, request, revision_id):
+        """Restore a deletion (POST), then go back to the list with what was done or why not."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        revision = get_object_or_404(
+            Node.history.model, history_id=revision_id, history_type="-", deletion=revision_id
+        )
+        try:
+            node = recovery.restore(revision, request.user)
+        except ValidationError as error:
+            for message in error.messages:
+                messages.error(request, message)
+        else:
+            restored = node.get_descendant_count()
+            self.log_addition(request, node, recovery.RESTORED)
+            messages.success(
+                request,
+                f"“{node.title}” was restored at /{node.path}/"
+                + (f" with {restored} page{pluralize(restored)} under it." if restored else "."),
+            )
+        return redirect("admin:chapters_node_deleted")
 
     def preview_view(self, request):
         """Render a body as the site would, with its broken links, as JSON (staff only).

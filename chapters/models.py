@@ -220,6 +220,36 @@ def _renumber_trees(rows):
     return [(pk, parent, ranks[tree_id], *rest) for pk, parent, tree_id, *rest in rows]
 
 
+class DeletionFields(models.Model):
+    """Fields a revision has beyond simple-history's own, set on the revisions of a delete.
+
+    Deleting a node deletes its descendants with it (django-mptt), and simple-history records
+    a "-" revision for each, each at its own moment. ``Node.delete()`` then marks those
+    revisions as one deletion, so that ``chapters.recovery`` can restore the subtree as it was
+    (extra fields on the historical model through ``HistoricalRecords(bases=...)`` are
+    simple-history's documented way to store more with each revision).
+    """
+
+    deletion = models.PositiveBigIntegerField(
+        null=True,
+        blank=True,
+        editable=False,
+        db_index=True,
+        help_text="On the revisions of one delete: the id of the revision recording the "
+        "deletion of the node the delete was asked for (its own id on that revision).",
+    )
+    deleted_after = models.PositiveBigIntegerField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="On the revisions of a delete: the id of the node that preceded this one "
+        "among its siblings; empty for a first child.",
+    )
+
+    class Meta:
+        abstract = True
+
+
 class Node(MPTTModel):
     """A section or a chapter of the curriculum.
 
@@ -269,6 +299,7 @@ class Node(MPTTModel):
     history = HistoricalRecords(
         excluded_fields=["lft", "rght", "tree_id", "level", "body_html", "body_text", "headings"],
         history_change_reason_field=models.TextField(null=True, blank=True),
+        bases=[DeletionFields],
     )
 
     class Meta:
@@ -420,15 +451,53 @@ class Node(MPTTModel):
         if old_path != self.path or old_title != self.title:
             refresh_links_to(self)
 
+    @transaction.atomic
     def delete(self, *args, **kwargs):
-        """Delete the node and its descendants; render the nodes that linked to them again."""
-        subtree = self.get_descendants(include_self=True).values("pk")
+        """Delete the node and its descendants as one deletion; render the nodes that linked
+        to them again.
+
+        simple-history records a "-" revision for every node deleted. They are then given one
+        date and author, each node's place among its siblings (``deleted_after``), the id of
+        this node's "-" revision (``deletion``) and a summary ("Deleted" unless one was given;
+        "Deleted with “<title>”" for the descendants), so the subtree can be restored
+        (``chapters.recovery``). A node no longer in the database (the admin's bulk delete
+        reaches a node after deleting its ancestor) is not deleted again, which would record a
+        second deletion.
+
+        Returns:
+            Django's ``(count, counts by model)``; ``(0, {})`` for a node already deleted.
+        """
+        try:
+            self.refresh_from_db(fields=["parent", "lft", "rght", "tree_id", "level"])
+        except Node.DoesNotExist:
+            return 0, {}
+        previous = self.get_previous_sibling()
+        pk = self.pk  # Django sets it to None on delete
+        after, last_child = {pk: previous.pk if previous else None}, {}
+        for child, parent_id in self.get_descendants().values_list("pk", "parent_id"):
+            after[child], last_child[parent_id] = last_child.get(parent_id), child
         linking = list(
-            Node.objects.filter(outgoing_links__target__in=subtree)
-            .exclude(pk__in=subtree)
+            Node.objects.filter(outgoing_links__target__in=list(after))
+            .exclude(pk__in=list(after))
             .distinct()
         )
+        recorded = Node.history.aggregate(latest=Max("history_id"))["latest"] or 0
+        self._history_date = timezone.now()
         deleted = super().delete(*args, **kwargs)
+        records = list(
+            Node.history.filter(history_type="-", id__in=list(after), history_id__gt=recorded)
+        )
+        root = next(record for record in records if record.id == pk)
+        root.history_change_reason = root.history_change_reason or "Deleted"
+        for record in records:
+            record.deletion, record.deleted_after = root.history_id, after[record.id]
+            if record is not root:
+                record.history_date, record.history_user = root.history_date, root.history_user
+                record.history_change_reason = f"Deleted with “{self.title}”"
+        Node.history.model.objects.bulk_update(
+            records,
+            ["deletion", "deleted_after", "history_date", "history_user", "history_change_reason"],
+        )
         for source in linking:
             source.refresh_body()
         return deleted
