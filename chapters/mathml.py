@@ -16,7 +16,12 @@ from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 from markdown.util import AtomicString
 
-__all__ = ["MathExtension", "formula_element"]
+__all__ = ["MATH_CHARACTERS_MAX", "MATH_FORMULAS_MAX", "MathExtension", "formula_element"]
+
+# latex2mathml takes about half a millisecond per formula and a tenth of one per character of
+# TeX (measured on this project's two-core machine), so a text's math is limited in all.
+MATH_FORMULAS_MAX = 1_000
+MATH_CHARACTERS_MAX = 20_000
 
 # A dollar amount is not math: after pandoc's rule (its manual, extension tex_math_dollars),
 # the opening $ must have a non-space right after it, the closing $ a non-space right before
@@ -76,6 +81,28 @@ def formula_element(latex, display, source):
     return math
 
 
+def count_formula(md, latex):
+    """Count a formula against the text's limits, before it is converted.
+
+    Args:
+        md: the Markdown instance rendering the text (it holds the counts so far).
+        latex: the formula without its delimiters.
+
+    Raises:
+        chapters.markdown.MarkdownError: the text has more than ``MATH_FORMULAS_MAX``
+            formulas, or more than ``MATH_CHARACTERS_MAX`` characters of TeX in all.
+    """
+    from .markdown import MarkdownError  # noqa: PLC0415 (markdown.py loads this extension)
+
+    md.math_formulas += 1
+    md.math_characters += len(latex)
+    if md.math_formulas > MATH_FORMULAS_MAX or md.math_characters > MATH_CHARACTERS_MAX:
+        raise MarkdownError(
+            f"The text has more than {MATH_FORMULAS_MAX:,} formulas or more than "
+            f"{MATH_CHARACTERS_MAX:,} characters of math; split it into several pages."
+        )
+
+
 class MathInlineProcessor(InlineProcessor):
     """Replace a formula in running text with its MathML."""
 
@@ -85,6 +112,7 @@ class MathInlineProcessor(InlineProcessor):
         if any(mark in latex for mark in PLACEHOLDER_MARKS):
             return None, None, None
         display = "inline" if m.lastgroup.startswith("inline") else "block"
+        count_formula(self.md, latex)
         return formula_element(latex, display, m.group(0)), m.start(0), m.end(0)
 
 
@@ -104,6 +132,7 @@ class MathBlockProcessor(BlockProcessor):
         block = blocks.pop(0)
         match = DISPLAY_BLOCK_RE.fullmatch(block)
         latex = match["dollars"] if match["dollars"] is not None else match["brackets"]
+        count_formula(self.parser.md, latex)
         paragraph = etree.SubElement(parent, "p")
         paragraph.append(formula_element(latex, "block", block.strip()))
 
@@ -118,6 +147,7 @@ class MathExtension(Extension):
         code, and before backslash escapes (180), which would otherwise eat ``\\(`` and
         ``\\[``. Fenced code is stashed by a preprocessor before any of this runs.
         """
+        md.math_formulas = md.math_characters = 0
         md.ESCAPED_CHARS.append("$")
         # A formula is phrasing content, inline or displayed (MathML Core): taken for a block,
         # it would be set on lines of its own in the HTML (Python-Markdown's prettifier), and

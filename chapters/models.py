@@ -24,7 +24,13 @@ from mptt.querysets import TreeQuerySet
 from simple_history.models import HistoricalRecords
 
 from .links import LinkResolver, internal_paths
-from .markdown import MarkdownError, html_to_text, render_markdown, render_markdown_with_headings
+from .markdown import (
+    BODY_MAX_LENGTH,
+    MarkdownError,
+    html_to_text,
+    render_markdown,
+    render_markdown_with_headings,
+)
 
 __all__ = ["Link", "Node", "NodeQuerySet", "NodeManager", "PathRedirect", "unique_slug"]
 
@@ -38,6 +44,7 @@ RESERVED_ROOT_SLUGS = frozenset(
 )  # fmt: skip
 
 PATH_MAX_LENGTH = 1000
+TITLE_MAX_LENGTH = 200
 
 # The fields save() computes, written whatever update_fields says.
 DERIVED_FIELDS = ("slug", "path", "body_html", "body_text", "headings", "updated")
@@ -266,7 +273,7 @@ class Node(MPTTModel):
         IN_REVIEW = "review", "In review"
         PUBLISHED = "published", "Published"
 
-    title = models.CharField(max_length=200)
+    title = models.CharField(max_length=TITLE_MAX_LENGTH)
     slug = models.SlugField(
         max_length=100,
         allow_unicode=True,
@@ -279,7 +286,11 @@ class Node(MPTTModel):
     parent = TreeForeignKey(
         "self", on_delete=models.CASCADE, null=True, blank=True, related_name="children"
     )
-    body = models.TextField(blank=True, help_text="Markdown.")
+    body = models.TextField(
+        blank=True,
+        max_length=BODY_MAX_LENGTH,
+        help_text=f"Markdown, at most {BODY_MAX_LENGTH:,} characters.",
+    )
     updated = models.DateTimeField(
         default=timezone.now,
         editable=False,
@@ -392,12 +403,14 @@ class Node(MPTTModel):
         """Validate the node as the admin's form sees it.
 
         Raises:
-            ValidationError: the title is blank, the body cannot be rendered, a section with
+            ValidationError: the title is blank, the title or body is too long, the body
+                cannot be rendered, a section with
                 children is turned into a chapter, or the placement is invalid (see
                 :meth:`validate_placement`).
         """
         if not self.title.strip():
             raise ValidationError({"title": "The title cannot be blank."})
+        self.check_lengths()
         try:
             render_markdown(self.body)
         except MarkdownError as error:
@@ -406,6 +419,26 @@ class Node(MPTTModel):
         if self.is_chapter and self.pk is not None and self.get_children().exists():
             raise ValidationError({"kind": "This node has children, so it must stay a section."})
         self.validate_placement(self.parent)
+
+    def check_lengths(self):
+        """Refuse a title or body longer than allowed, the same on every database.
+
+        SQLite does not enforce a column's length, and PostgreSQL enforces the title's only
+        with a database error; this check comes first on both.
+
+        Raises:
+            ValidationError: (keyed by field) the title is longer than ``TITLE_MAX_LENGTH``
+                or the body longer than ``BODY_MAX_LENGTH`` characters.
+        """
+        errors = {}
+        for field, limit in (("title", TITLE_MAX_LENGTH), ("body", BODY_MAX_LENGTH)):
+            length = len(getattr(self, field))
+            if length > limit:
+                errors[field] = (
+                    f"Ensure this value has at most {limit:,} characters (it has {length:,})."
+                )
+        if errors:
+            raise ValidationError(errors)
 
     def fill_slug(self):
         """Give the node a slug made from its title, unique among its siblings, if it has none.
@@ -431,8 +464,10 @@ class Node(MPTTModel):
         ``update_fields`` always includes the derived fields. All of it is one transaction.
 
         Raises:
+            ValidationError: the title or body is too long (see :meth:`check_lengths`).
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
+        self.check_lengths()
         self.fill_slug()
         links = self.render_body()
         self.updated = self._history_date = timezone.now()
@@ -523,8 +558,13 @@ class Node(MPTTModel):
         """Render the body again and store it with its links, without a new revision.
 
         For when what the body links to changed, not the body: it is no edit of this node.
+        A body stored before the current limits that they refuse keeps its stored HTML and
+        links, so a change elsewhere never fails because of it.
         """
-        links = self.render_body()
+        try:
+            links = self.render_body()
+        except MarkdownError:
+            return
         Node.objects.filter(pk=self.pk).update(
             body_html=self.body_html, body_text=self.body_text, headings=self.headings
         )

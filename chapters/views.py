@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
@@ -16,7 +17,7 @@ from . import dashboard as readiness
 from . import history, navigation, search
 from .forms import AreaForm, CompareForm, SearchForm
 from .links import LinkResolver
-from .markdown import render_markdown
+from .markdown import MarkdownError, render_markdown
 from .models import Node, PathRedirect
 
 REVISIONS_PER_PAGE = 50
@@ -94,7 +95,10 @@ def render_revision_body(revision, node):
     """Render an old revision's body as the page would be, wiki links resolved as on save."""
     resolver = LinkResolver(node or Node(title=revision.title))
     resolver.prepare(revision.body)
-    return render_markdown(revision.body, resolver)
+    try:
+        return render_markdown(revision.body, resolver)
+    except MarkdownError as error:  # a body saved before the current limits
+        return format_html("<p>This revision's text cannot be shown: {}</p>", error)
 
 
 def revision_diff(request):

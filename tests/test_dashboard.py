@@ -129,7 +129,7 @@ def test_admin_preview_refuses_gets_readers_and_bodies_too_deep(client, admin_cl
     deep = admin_client.post(PREVIEW, {"body": "- " * 1000 + "x"})
     assert deep.status_code == 400
     assert deep.json() == {
-        "error": "The text nests lists, quotes or other blocks too deeply to be rendered."
+        "error": "Line 1 nests 1,000 lists, quotes or indents; at most 32 are allowed."
     }
 
 

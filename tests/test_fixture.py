@@ -279,7 +279,9 @@ def test_fixture_with_a_body_too_deep_to_render_fails_clearly(tmp_path, small_tr
     deep = row(100, "Deep", None, tree=(10, 1, 2, 0))
     deep["fields"]["body"] = "- " * 1000 + "x"
     before = tree_table()
-    with pytest.raises(CommandError, match="nests lists, quotes or other blocks too deeply"):
+    with pytest.raises(
+        CommandError, match="Line 1 nests 1,000 lists, quotes or indents; at most 32 are allowed."
+    ):
         call_command("loaddata", write_fixture(tmp_path, [deep]), verbosity=0)
     assert tree_table() == before
 
