@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('chapters', '0007_link_text_unbounded'),
+        ('chapters', '0008_deletions'),
     ]
 
     operations = [
