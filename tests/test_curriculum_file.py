@@ -372,8 +372,8 @@ def bad_file_cases():
         "body-too-deep",
         [entry("area", body="- " * 1000 + "x")],
         [
-            "nodes[0] “area”: the body cannot be rendered: The text nests lists, quotes or other "
-            "blocks too deeply to be rendered."
+            "nodes[0] “area”: the body cannot be rendered: Line 1 nests 1,000 lists, quotes or "
+            "indents; at most 32 are allowed."
         ],
     )
     yield (

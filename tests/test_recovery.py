@@ -393,8 +393,8 @@ def test_restore_of_a_body_that_cannot_be_rendered_is_refused_and_writes_nothing
     Node.history.filter(title="Chapter Two").update(body="- " * 1000 + "x")
     before, revisions = tree_table(), Node.history.count()
     assert restore(admin_client, "Section A1") == [
-        "“Chapter Two” cannot be rendered: The text nests lists, quotes or other blocks too "
-        "deeply to be rendered."
+        "“Chapter Two” cannot be rendered: Line 1 nests 1,000 lists, quotes or indents; at "
+        "most 32 are allowed."
     ]
     assert (tree_table(), Node.history.count()) == (before, revisions)
 
