@@ -28,7 +28,7 @@ settings.register_profile(
 settings.register_profile(
     "explore",
     max_examples=200,
-    stateful_step_count=30,
+    stateful_step_count=15,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

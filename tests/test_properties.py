@@ -2,10 +2,10 @@
 
 Hypothesis's stateful testing draws sequences of adds, renames, moves, reorders, deletes and
 reverts, through the model API and through the admin's forms, from the small tree; after
-every step the stored tree must be the one ``tests.tree_model.ExpectedTree`` predicts and
-valid, and after the sequence every page, breadcrumb, pager and old URL must be right (see
-``check_database`` and ``check_pages``). How many sequences and steps: the Hypothesis profile
-(tests/conftest.py; README, "Tests and CI").
+every step the stored tree must be the one ``tests.tree_model.ExpectedTree`` predicts, and
+after the sequence the tree must be valid and every page, breadcrumb, pager and old URL
+right (see ``check_database`` and ``check_tree_and_pages``). How many sequences and steps:
+the Hypothesis profile (tests/conftest.py; README, "Tests and CI").
 """
 
 import pytest

@@ -194,7 +194,7 @@ def check_database(tree):
     assert {node.pop("pk"): node for node in current} == latest
 
 
-def check_pages(client, tree):
+def check_tree_and_pages(client, tree):
     """Assert that the tree is valid and what readers get: every page, its breadcrumb and
     pager, and every old URL.
 
@@ -255,7 +255,7 @@ class TreeMachine(RuleBasedStateMachine):
     Each example starts from the tree the test loaded: its edits run in a savepoint that
     ``teardown`` rolls back. After every step the stored tree is compared with the model
     (:func:`check_database`); ``check_tree()``, which rebuilds the tree, and the pages,
-    which cost a request each, are checked once at the end (:func:`check_pages`).
+    which cost a request each, are checked once at the end (:func:`check_tree_and_pages`).
     """
 
     def __init__(self, client):
@@ -277,7 +277,7 @@ class TreeMachine(RuleBasedStateMachine):
         """
         try:
             if sys.exception() is None:
-                check_pages(self.client, self.tree)
+                check_tree_and_pages(self.client, self.tree)
         finally:
             transaction.set_rollback(True)
             self.savepoint.__exit__(None, None, None)
