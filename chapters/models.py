@@ -482,7 +482,9 @@ class Node(MPTTModel):
         if old_path != self.path:
             moved = {old_path: self.pk} if old_path else {}
             moved.update(rewrite_descendant_paths(self))
-            PathRedirect.record(moved, taken=[self.path])
+            # The node and its descendants take over the old paths they now live at.
+            subtree = Node.objects.filter(Q(pk=self.pk) | Q(path__startswith=f"{self.path}/"))
+            PathRedirect.record(moved, taken=subtree.values_list("path", flat=True))
         if old_path != self.path or old_title != self.title:
             refresh_links_to(self)
 

@@ -1,13 +1,38 @@
 """Shared fixtures: the curriculum and small named trees; PostgreSQL-only tests."""
 
 import json
+import os
 
 import pytest
 from django.core.management import call_command
 from django.db import connection
+from hypothesis import HealthCheck, settings
 
 from chapters.outline import build_fixture, parse_outline
 from tests.helpers import SMALL_TREE
+
+# The property tests (tests/test_properties.py). "ci", the default, runs few, fixed sequences:
+# derandomize makes Hypothesis draw the same examples on every run, so a failure in CI is
+# reproduced by running the test again, and a green run is not luck. "explore" runs ten times
+# as many random sequences (HYPOTHESIS_PROFILE=explore; README, "Tests and CI"). A step takes
+# milliseconds to tens of them, the pages at the end of a sequence a request each: no deadline.
+settings.register_profile(
+    "ci",
+    max_examples=20,
+    stateful_step_count=15,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "explore",
+    max_examples=200,
+    stateful_step_count=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_collection_modifyitems(config, items):

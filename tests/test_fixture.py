@@ -294,3 +294,17 @@ def test_outline_deeper_than_three_levels_is_refused():
 def test_fixture_gives_a_top_level_node_with_a_reserved_title_another_slug():
     rows = build_fixture(parse_outline("Admin\n  Static\n"))
     assert [r["fields"]["slug"] for r in rows] == ["admin-2", "static"]
+
+
+@pytest.mark.django_db
+def test_fixture_loads_after_an_editor_deleted_an_area(tmp_path, small_tree):
+    Node.objects.get(title="Area A").delete()
+    call_command("loaddata", write_fixture(tmp_path, [row(100, "Area C", None, tree=(3, 1, 2, 0))]))
+    assert tree_table() == (
+        "Area B [section] area-b\n"
+        "  Section B1 [section] area-b/section-b1\n"
+        "    Chapter Five [chapter] area-b/section-b1/chapter-five\n"
+        "    Chapter Six [chapter] area-b/section-b1/chapter-six\n"
+        "Area C [section] area-c"
+    )
+    assert Node.objects.check_tree() == []

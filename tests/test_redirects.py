@@ -84,3 +84,15 @@ def test_deleting_a_node_leaves_no_redirects_to_nowhere(client, small_tree):
     assert client.get("/area-a/section-a1/").status_code == 404
     assert client.get("/area-a/section-a1/chapter-one/").status_code == 404
     assert not PathRedirect.objects.exists()
+
+
+@pytest.mark.django_db
+def test_node_moved_to_an_old_path_with_its_section_takes_it_over(client, small_tree):
+    rename("Section B1", "section-a1")
+    rename("Area A", "alpha")
+    rename("Area B", "area-a")  # Section B1 now lives at Section A1's old path
+    assert not PathRedirect.objects.filter(old_path="area-a/section-a1").exists()
+    node("Area B").delete()
+    assert client.get("/area-a/").status_code == 404
+    assert client.get("/area-a/section-a1/").status_code == 404
+    assert_redirects(client, "/area-a/section-a1/chapter-one/", "/alpha/section-a1/chapter-one/")
