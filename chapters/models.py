@@ -153,9 +153,9 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
 
         Fixtures are saved raw, so nothing checked their rows. This checks, in order: that no
         node is its own ancestor; that the nested-set fields are what django-mptt's
-        ``rebuild()`` makes of the parents (run in a savepoint that is rolled back); and that
-        every node keeps the rules of :meth:`Node.check_placement`, has a valid slug and a
-        known kind.
+        ``rebuild()`` makes of the parents (run in a savepoint that is rolled back), up to gaps
+        between tree ids; and that every node keeps the rules of :meth:`Node.check_placement`,
+        has a valid slug and a known kind.
 
         Returns:
             A list of sentences, empty when the tree is valid.
@@ -169,7 +169,11 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
                 seen.add(ancestor.pk)
                 ancestor = nodes.get(ancestor.parent_id)
         fields = ["pk", "parent_id", "tree_id", "lft", "rght", "level"]
+        # rebuild() numbers the trees 1, 2, ... in their order, while django-mptt leaves gaps
+        # between tree ids (an area moved into another frees its id): compare tree ids by rank.
         stored = list(self.values_list(*fields))
+        ranks = {tree_id: rank for rank, tree_id in enumerate(sorted({r[2] for r in stored}), 1)}
+        stored = [(pk, parent, ranks[tree_id], *rest) for pk, parent, tree_id, *rest in stored]
         with transaction.atomic():
             self.rebuild()
             rebuilt = list(self.values_list(*fields))
