@@ -77,10 +77,10 @@ def lock_tree(using=None):
     On SQLite it does nothing, as the database lock is enough: SQLite lets one connection
     write at a time, and the settings make Django begin every transaction with ``BEGIN
     IMMEDIATE``, which takes that write lock at the start (waiting for it up to the
-    connection's timeout), so a transaction has it before it reads anything. With SQLite's
-    default deferred ``BEGIN``, two transactions could read at once and then the second to
-    write would fail with "database is locked" instead of waiting. Other databases are not
-    supported.
+    connection's timeout, 20 seconds), so a transaction has it before it reads anything.
+    With SQLite's default deferred ``BEGIN``, two transactions could read at once and then
+    the second to write would fail with "database is locked" instead of waiting. Other
+    databases are not supported.
 
     Args:
         using: the database alias; None for the default database.
