@@ -36,10 +36,23 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import django
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wiki.settings")
 os.environ.setdefault("DJANGO_SECRET_KEY", "soak-test-only-not-secret")
+django.setup()
+
+# After django.setup(): these import models.
+from bs4 import BeautifulSoup  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+from mptt.exceptions import InvalidMove  # noqa: E402
+
+from chapters import history  # noqa: E402
+from chapters.models import Node  # noqa: E402
+from tests.helpers import toc_outline  # noqa: E402
 
 
 def free_port():
@@ -82,6 +95,7 @@ class Readers:
         self.threads = [threading.Thread(target=self.read, args=(n,)) for n in range(count)]
 
     def read(self, seed):
+        """Request random pages until :meth:`stop`; the seed picks this thread's order."""
         rng = random.Random(seed)
         while not self.stopping.is_set():
             path = rng.choice(self.paths)
@@ -92,10 +106,12 @@ class Readers:
                     self.failures.append(f"GET {path} answered {status or 'nothing'}")
 
     def start(self):
+        """Start the threads."""
         for thread in self.threads:
             thread.start()
 
     def stop(self):
+        """Stop the threads and wait for their last requests."""
         self.stopping.set()
         for thread in self.threads:
             thread.join()
@@ -105,8 +121,6 @@ class Editor:
     """Edit the tree through the model API, remembering what each node should end up as."""
 
     def __init__(self, seed):
-        from chapters.models import Node
-
         self.rng = random.Random(seed)
         self.edits, self.refused = collections.Counter(), 0
         self.expected = collections.defaultdict(dict)  # pk -> {field: value}
@@ -127,42 +141,37 @@ class Editor:
             getattr(self, operation)(number)
 
     def note(self, operation, node, **fields):
+        """Count an edit, and remember the fields it gave ``node``."""
         self.edits[operation] += 1
         self.expected[node.pk].update(fields)
 
     def save(self, number):
-        from chapters.models import Node
-
+        """Add a line to a random chapter's body."""
         chapter = Node.objects.get(pk=self.rng.choice(self.chapters))
         chapter.body += f"\n\nSoak edit {number}."
         chapter.save()
         self.note("save", chapter, body=chapter.body)
 
     def rename(self, number):
-        from chapters.models import Node
-
+        """Change a random section's title (its slug, and so its path, stay)."""
         section = Node.objects.get(pk=self.rng.choice(self.sections))
         section.title = f"{section.title.split(' (', 1)[0]} ({number})"
         section.save()
         self.note("rename", section, title=section.title)
 
     def move(self, number):
-        from mptt.exceptions import InvalidMove
-
-        from chapters.models import Node
-
+        """Move a random chapter into a random section, first or last."""
         chapter = Node.objects.get(pk=self.rng.choice(self.chapters))
         section = Node.objects.get(pk=self.rng.choice(self.sections))
         try:
             Node.objects.move_node(chapter, section, self.rng.choice(["first-child", "last-child"]))
-        except InvalidMove:  # a sibling there has its slug, or the section holds sections
+        except InvalidMove:  # a child of the section has the chapter's slug
             self.refused += 1
             return
         self.note("move", chapter, parent_id=section.pk)
 
     def reorder(self, number):
-        from chapters.models import Node
-
+        """Move a random chapter beside one of its siblings."""
         chapter = Node.objects.get(pk=self.rng.choice(self.chapters))
         siblings = list(chapter.get_siblings())
         if not siblings:
@@ -173,9 +182,7 @@ class Editor:
         self.note("reorder", chapter, parent_id=chapter.parent_id)
 
     def revert(self, number):
-        from chapters import history
-        from chapters.models import Node
-
+        """Revert a node edited before to its previous revision."""
         if not self.expected:
             return
         node = Node.objects.get(pk=self.rng.choice(list(self.expected)))
@@ -189,8 +196,6 @@ class Editor:
 
 def lost_edits(editor):
     """Return sentences for each node whose stored fields differ from its last edit."""
-    from chapters.models import Node
-
     lost = []
     for pk, fields in editor.expected.items():
         stored = Node.objects.filter(pk=pk).values(*fields).first()
@@ -207,11 +212,6 @@ def stale_pages(base, threads):
         base: the server's URL.
         threads: how many pages to request at a time.
     """
-    from bs4 import BeautifulSoup
-
-    from chapters.models import Node
-    from tests.helpers import toc_outline
-
     nodes = list(Node.objects.all())
     expected = "".join(f"{'  ' * n.level}{n.title}\n" for n in nodes)
 
@@ -234,14 +234,6 @@ def main():
     parser.add_argument("--seconds", type=float, default=60, help="how long to edit (60)")
     parser.add_argument("--readers", type=int, default=4, help="reader threads (4)")
     args = parser.parse_args()
-
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-    from django.db import connection
-
-    from chapters.models import Node
 
     source = os.environ.get("DATABASE_URL", "")
     original = connection.settings_dict["NAME"]
