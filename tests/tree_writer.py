@@ -31,7 +31,9 @@ def main(worker, operations):
     from chapters.models import Node
 
     rng = random.Random(worker)
-    nodes = list(Node.objects.all())
+    # The test's tree only: workers that started earlier may have inserted (and may delete)
+    # nodes of their own already.
+    nodes = list(Node.objects.exclude(title__startswith="Worker "))
     kept, counts = [], {"deleted": 0, "moved": 0, "refused": 0}
     for number in range(operations):
         sections = [n for n in nodes if not n.is_chapter]
