@@ -6,9 +6,10 @@ with its author (``history_user``), date (``history_date``) and edit summary
 """
 
 from django.core.exceptions import ValidationError
+from django.db import transaction
 
 from .diff import diff_text, field_changes
-from .models import Node
+from .models import Node, lock_tree
 
 __all__ = ["all_revisions", "with_size_changes", "compare", "revert"]
 
@@ -71,13 +72,15 @@ def compare(old, new):
     return {"fields": field_changes(old, new, fields), "body": diff_text(old.body, new.body)}
 
 
+@transaction.atomic
 def revert(node, revision, user=None):
     """Restore ``node``'s content from ``revision`` and save that as a new revision.
 
     Title, status and body are always restored. Slug, kind and parent are restored only where
     the tree allows it now (the parent still exists and may hold the node, no sibling has
     taken the slug, a node with children stays a section); the node is moved only through
-    django-mptt, never by writing tree fields.
+    django-mptt, never by writing tree fields. One transaction, under ``lock_tree``: ``node``
+    is read again after taking it, so the checks see the tree the save will change.
 
     Args:
         node: the node, freshly loaded.
@@ -92,6 +95,8 @@ def revert(node, revision, user=None):
     """
     if revision.id != node.pk:
         raise ValueError(f"Revision {revision.history_id} is not a revision of “{node.title}”.")
+    lock_tree()
+    node.refresh_from_db()
     notes = []
     node.title, node.status, node.body = revision.title, revision.status, revision.body
     current = (node.kind, node.parent, node.slug)

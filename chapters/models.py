@@ -13,6 +13,7 @@ from django.db import models, transaction
 from django.db.models import Max, Q
 from django.db.models.functions import Length
 from django.db.models.signals import post_save
+from django.db.transaction import TransactionManagementError
 from django.dispatch import receiver
 from django.urls import reverse
 from django.utils import timezone
@@ -21,6 +22,7 @@ from mptt.exceptions import InvalidMove
 from mptt.managers import TreeManager
 from mptt.models import MPTTModel, TreeForeignKey
 from mptt.querysets import TreeQuerySet
+from mptt.signals import node_moved
 from simple_history.models import HistoricalRecords
 
 from .links import LinkResolver, internal_paths
@@ -32,7 +34,9 @@ from .markdown import (
     render_markdown_with_headings,
 )
 
-__all__ = ["Link", "Node", "NodeQuerySet", "NodeManager", "PathRedirect", "unique_slug"]
+__all__ = [
+    "Link", "Node", "NodeQuerySet", "NodeManager", "PathRedirect", "lock_tree", "unique_slug",
+]  # fmt: skip
 
 # First path segments that belong to other URLs of the project (see wiki/urls.py and
 # chapters/urls.py): a top-level node with one of these slugs could never be reached.
@@ -51,6 +55,53 @@ DERIVED_FIELDS = ("slug", "path", "body_html", "body_text", "headings", "updated
 
 # The fields a revision records and a revert restores; the tree's own fields are left out.
 REVISION_FIELDS = ("title", "slug", "kind", "status", "parent_id", "body")
+
+# django-mptt's nested-set fields: a node's place in the tree.
+TREE_FIELDS = ("lft", "rght", "tree_id", "level")
+
+# The key of the PostgreSQL advisory lock that lock_tree() takes. Advisory-lock keys are one
+# 64-bit space per database, shared by every application using that database, so the key is
+# the eight ASCII bytes of "wikitree" rather than a small number another program may also
+# pick; nothing else in this project takes an advisory lock.
+TREE_LOCK_KEY = int.from_bytes(b"wikitree", "big")
+
+
+def lock_tree(using=None):
+    """Wait until no other transaction writes the tree, and keep others out until commit.
+
+    Every write to the nested-set fields (an insert, a move, a reorder, a delete) reads the
+    numbers first and shifts ranges of them by what it read. Two such writes at once, from
+    two server processes, each work from numbers the other is changing: the tree's fields end
+    up wrong, or the two deadlock on each other's rows. So each write takes this lock first,
+    inside its transaction, and only then reads the tree fields it depends on.
+
+    On PostgreSQL this is the transaction-level advisory lock
+    ``pg_advisory_xact_lock(TREE_LOCK_KEY)`` (PostgreSQL's manual, "Advisory Locks" in
+    "Explicit Locking", and "Advisory Lock Functions"): it is released when the transaction
+    commits or rolls back, taking it again in the same transaction is allowed, and readers,
+    who never take it, are not held up.
+
+    On SQLite it does nothing, as the database lock is enough: SQLite lets one connection
+    write at a time, and the settings make Django begin every transaction with ``BEGIN
+    IMMEDIATE``, which takes that write lock at the start (waiting for it up to the
+    connection's timeout, 20 seconds), so a transaction has it before it reads anything.
+    With SQLite's default deferred ``BEGIN``, two transactions could read at once and then
+    the second to write would fail with "database is locked" instead of waiting. Other
+    databases are not supported.
+
+    Args:
+        using: the database alias; None for the default database.
+
+    Raises:
+        django.db.transaction.TransactionManagementError: not inside
+            ``transaction.atomic()``, where the lock would be let go as soon as it was taken.
+    """
+    connection = transaction.get_connection(using)
+    if not connection.in_atomic_block:
+        raise TransactionManagementError("lock_tree() must be called inside an atomic block.")
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [TREE_LOCK_KEY])
 
 
 def unique_slug(title, taken, fallback):
@@ -126,10 +177,13 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
     def move_node(self, node, target, position="last-child"):
         """Move ``node`` relative to ``target``, as django-mptt's ``TreeManager.move_node``.
 
-        This is what the admin's drag-and-drop calls. Both nodes' tree fields are read again
-        first (django-mptt moves by the numbers in memory, which other moves make stale), and
-        the node's new place is checked with :meth:`Node.validate_placement` before anything
-        is written.
+        This is what the admin's drag-and-drop calls. It is one transaction: after
+        :func:`lock_tree`, both nodes' tree fields are read again (django-mptt moves by the
+        numbers in memory, which other moves make stale), and the node's new place is checked
+        with :meth:`Node.validate_placement` before anything is written. Then it does what
+        django-mptt's ``move_node`` does (move, save, send ``node_moved``), and stores the new
+        parent before the save, as :meth:`Node.save` takes the stored parent for the node's
+        current one.
 
         Args:
             node: the node to move.
@@ -141,19 +195,25 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
                 descendants, put anything under a chapter, make a chapter a root, or give the
                 node a slug a new sibling already has. Nothing is written.
         """
-        tree_fields = ["parent", "lft", "rght", "tree_id", "level"]
-        node.refresh_from_db(fields=tree_fields)
-        if target is not None:
-            target.refresh_from_db(fields=tree_fields)
-        if target is None or position in ("left", "right"):
-            parent = target.parent if target is not None else None
-        else:
-            parent = target
-        try:
-            node.validate_placement(parent)
-        except ValidationError as error:
-            raise InvalidMove(" ".join(error.messages)) from error
-        super().move_node(node, target, position)
+        with transaction.atomic(using=self.db):
+            lock_tree(self.db)
+            tree_fields = ["parent", *TREE_FIELDS]
+            node.refresh_from_db(fields=tree_fields)
+            if target is not None:
+                target.refresh_from_db(fields=tree_fields)
+            if target is None or position in ("left", "right"):
+                parent = target.parent if target is not None else None
+            else:
+                parent = target
+            try:
+                node.validate_placement(parent)
+            except ValidationError as error:
+                raise InvalidMove(" ".join(error.messages)) from error
+            # django-mptt's queries move the tree fields and leave the parent column to save().
+            self._move_node(node, target, position)
+            self.filter(pk=node.pk).update(parent=node.parent_id)
+            node.save()
+            node_moved.send(sender=Node, instance=node, target=target, position=position)
 
     def check_tree(self):
         """Return what is wrong with the stored tree, for data that bypassed ``save()``.
@@ -163,11 +223,17 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
         ``rebuild()`` makes of the parents (run in a savepoint that is rolled back), comparing
         the trees' order and not their ``tree_id`` numbers, which have gaps where a tree was
         deleted or moved and ``rebuild()`` numbers from 1; and that every node keeps the rules
-        of :meth:`Node.check_placement`, has a valid slug and a known kind.
+        of :meth:`Node.check_placement`, has a valid slug and a known kind. It reads the tree
+        under :func:`lock_tree`, so no write happens halfway.
 
         Returns:
             A list of sentences, empty when the tree is valid.
         """
+        with transaction.atomic(using=self.db):
+            lock_tree(self.db)
+            return self._check_tree()
+
+    def _check_tree(self):
         nodes = {node.pk: node for node in self.for_navigation()}
         for node in nodes.values():
             seen, ancestor = {node.pk}, nodes.get(node.parent_id)
@@ -178,10 +244,10 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
                 ancestor = nodes.get(ancestor.parent_id)
         fields = ["pk", "parent_id", "tree_id", "lft", "rght", "level"]
         stored = _renumber_trees(self.values_list(*fields))
-        with transaction.atomic():
+        with transaction.atomic(using=self.db):
             self.rebuild()
             rebuilt = _renumber_trees(self.values_list(*fields))
-            transaction.set_rollback(True)
+            transaction.set_rollback(True, using=self.db)
         if stored != rebuilt:
             wrong = [
                 pk for (pk, *_), right in zip(stored, rebuilt, strict=True) if _ != list(right[1:])
@@ -459,15 +525,19 @@ class Node(MPTTModel):
 
         Fills in the slug, renders the body once, moves ``updated`` to now (the revision's
         date), and when the node's path changed (a rename or a move) rewrites the paths of
-        all its descendants and keeps every old path as a redirect. The old path and the
-        parent's path are read from the database, not from possibly stale instances, and
-        ``update_fields`` always includes the derived fields. All of it is one transaction.
+        all its descendants and keeps every old path as a redirect. All of it is one
+        transaction, under :func:`lock_tree`; the node's and its parent's places in the tree,
+        the old path and the parent's path are read from the database after taking the lock,
+        not from possibly stale instances. ``update_fields`` always includes the derived
+        fields.
 
         Raises:
             ValidationError: the title or body is too long (see :meth:`check_lengths`).
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
         self.check_lengths()
+        lock_tree()
+        self.refresh_tree_fields()
         self.fill_slug()
         links = self.render_body()
         self.updated = self._history_date = timezone.now()
@@ -497,16 +567,16 @@ class Node(MPTTModel):
         date and author, each node's place among its siblings (``deleted_after``), the id of
         this node's "-" revision (``deletion``) and a summary ("Deleted" unless one was given;
         "Deleted with “<title>”" for the descendants), so the subtree can be restored
-        (``chapters.recovery``). A node no longer in the database (the admin's bulk delete
-        reaches a node after deleting its ancestor) is not deleted again, which would record a
-        second deletion.
+        (``chapters.recovery``). One transaction, under :func:`lock_tree`, with the node's place
+        read after taking it. A node no longer in the database (the admin's bulk delete reaches
+        a node after deleting its ancestor) is not deleted again, which would record a second
+        deletion and make django-mptt close its gap in the tree again, by its numbers in memory.
 
         Returns:
             Django's ``(count, counts by model)``; ``(0, {})`` for a node already deleted.
         """
-        try:
-            self.refresh_from_db(fields=["parent", "lft", "rght", "tree_id", "level"])
-        except Node.DoesNotExist:
+        lock_tree()
+        if not self.refresh_tree_fields():
             return 0, {}
         previous = self.get_previous_sibling()
         pk = self.pk  # Django sets it to None on delete
@@ -538,6 +608,32 @@ class Node(MPTTModel):
         for source in linking:
             source.refresh_body()
         return deleted
+
+    def refresh_tree_fields(self):
+        """Read this node's place in the tree, and its parent's, from the database again.
+
+        django-mptt inserts and moves by the nested-set numbers in memory (the node's and its
+        parent's), and takes a save for a move when ``parent`` differs from the parent the
+        instance was loaded with; another process may have changed both since. Called after
+        :func:`lock_tree`, this makes the save work from the tree as it is: the node's tree
+        fields and its parent's are the stored ones, and a save moves the node only if its
+        stored parent differs from ``parent``.
+
+        Returns:
+            False if the node has a primary key but is not stored (it was deleted meanwhile),
+            and then nothing is read; True otherwise.
+        """
+        if self.pk is not None:
+            stored = Node.objects.filter(pk=self.pk).values("parent_id", *TREE_FIELDS).first()
+            if stored is None:
+                return False
+            # django-mptt's record of the parent at load time, which its save() compares with.
+            self._mptt_cached_fields["parent"] = stored.pop("parent_id")
+            for field, value in stored.items():
+                setattr(self, field, value)
+        if self.parent_id is not None:
+            self.parent.refresh_from_db(fields=TREE_FIELDS)
+        return True
 
     def render_body(self):
         """Render the body into ``body_html``, ``body_text`` and ``headings``; return its

@@ -7,6 +7,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from mptt.exceptions import InvalidMove
 
+from chapters.markdown import MarkdownError
 from chapters.models import Node
 from tests.helpers import node, tree_table
 
@@ -304,3 +305,56 @@ def test_node_clean_refuses_a_body_nested_too_deeply(small_tree):
     assert error.value.message_dict["body"] == [
         "Line 1 nests 1,000 lists, quotes or indents; at most 32 are allowed."
     ]
+
+
+@pytest.mark.django_db
+def test_node_check_tree_accepts_an_area_moved_into_another(small_tree):
+    # django-mptt leaves the moved area's tree id unused: gaps between tree ids are valid.
+    Node.objects.move_node(node("Area A"), node("Area B"), "last-child")
+    assert set(Node.objects.values_list("tree_id", flat=True)) == {2}
+    assert Node.objects.check_tree() == []
+
+
+@pytest.mark.django_db
+def test_node_save_of_a_stale_instance_moved_elsewhere_keeps_the_tree_valid(small_tree):
+    stale = node("Chapter Four")
+    Node.objects.move_node(node("Chapter Four"), node("Section B1"), "first-child")
+    stale.title = "Chapter Four, edited"
+    stale.save()
+    assert Node.objects.check_tree() == []
+    assert [n.title for n in node("Section A2").get_children()] == ["Chapter Four, edited"]
+
+
+@pytest.mark.django_db
+def test_node_parent_change_of_a_stale_instance_keeps_the_tree_valid(small_tree):
+    stale = node("Chapter Four")
+    make("Added", node("Section A1"), Node.Kind.CHAPTER)
+    stale.parent = node("Section B1")
+    stale.save()
+    assert Node.objects.check_tree() == []
+    assert [n.title for n in node("Section B1").get_children()] == [
+        "Chapter Five",
+        "Chapter Six",
+        "Chapter Four",
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_node_move_that_fails_on_save_changes_nothing(small_tree):
+    Node.objects.filter(title="Chapter Four").update(body="- " * 1000 + "x")
+    before = tree_table()
+    with pytest.raises(MarkdownError):
+        Node.objects.move_node(node("Chapter Four"), node("Section B1"), "last-child")
+    assert tree_table() == before
+    assert Node.objects.check_tree() == []
+
+
+@pytest.mark.django_db
+def test_node_delete_of_a_node_its_section_took_along_changes_nothing_more(small_tree):
+    # The admin's "delete selected" deletes each selected node in turn, loaded beforehand.
+    section, chapter = node("Section A1"), node("Chapter One")
+    section.delete()
+    before = tree_table()
+    chapter.delete()
+    assert tree_table() == before
+    assert Node.objects.check_tree() == []

@@ -1,5 +1,6 @@
 """Settings from the environment, and the refusal to serve without a secret key."""
 
+import json
 import os
 import subprocess
 import sys
@@ -101,3 +102,29 @@ def test_settings_trust_one_proxy_with_django_behind_proxy():
     assert https_settings(DJANGO_HTTPS="1", DJANGO_BEHIND_PROXY="1")[6:] == [
         "('HTTP_X_FORWARDED_PROTO',", "'https')", "wiki.proxy.client_ip"
     ]  # fmt: skip
+
+
+def database_options(url):
+    """Return the default database's OPTIONS that DATABASE_URL=``url`` gives (None if unset)."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_URL"))}
+    code = "import json; from wiki import settings as s; print(json.dumps(s.DATABASES['default']))"
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=settings.BASE_DIR,
+        env={**clean, "DJANGO_SECRET_KEY": "k", "DATABASE_URL": url},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(result.stdout).get("OPTIONS")
+
+
+def test_settings_make_sqlite_writers_wait_for_the_write_lock_at_begin():
+    assert database_options("sqlite:////tmp/wiki.sqlite3") == {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+    }
+
+
+def test_settings_leave_postgresql_transactions_as_they_are():
+    assert database_options("postgres://postgres@127.0.0.1:5432/curriculum") is None

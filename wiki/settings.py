@@ -118,6 +118,15 @@ DATABASES = {
     )
 }
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Begin every transaction with BEGIN IMMEDIATE, which takes SQLite's one write lock at
+    # once, rather than the default deferred BEGIN: two deferred transactions that both read
+    # and then write fail with "database is locked" instead of waiting, as two server
+    # processes writing the tree at once would. A writer waits for the lock up to "timeout"
+    # seconds (Python's default, 5, is too short on a busy machine). Reads outside
+    # transactions (pages) take no write lock. See chapters.models.lock_tree.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(transaction_mode="IMMEDIATE", timeout=20)
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
