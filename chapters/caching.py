@@ -60,9 +60,19 @@ def source_digest(root, folders):
     return digest.hexdigest()[:16]
 
 
-@once
 def _release():
-    """Return the digest of this process's own code, templates and static files."""
+    """Return the digest of the code, templates and static files.
+
+    Computed once per process; with debug on (``bin/serve``, whose server reloads code but
+    not the process for a template) for each request, so that an edited template shows at
+    once.
+    """
+    return source_digest(settings.BASE_DIR, SOURCES) if settings.DEBUG else _deployed()
+
+
+@once
+def _deployed():
+    """Return the digest of this process's code, templates and static files, once."""
     return source_digest(settings.BASE_DIR, SOURCES)
 
 

@@ -355,3 +355,17 @@ def test_source_digest_changes_with_any_file_but_not_with_compiled_python(tmp_pa
     assert changed != first
     (tmp_path / "chapters" / "views.py").rename(tmp_path / "chapters" / "urls.py")
     assert source_digest(tmp_path, folders) not in (first, changed)
+
+
+@pytest.mark.django_db
+def test_with_debug_on_an_edited_template_shows_at_once(client, small_tree, settings, tmp_path):
+    settings.DEBUG = True
+    settings.BASE_DIR = tmp_path
+    (tmp_path / "templates").mkdir()
+    first = client.get(CHAPTER_FIVE)
+    assert client.get(CHAPTER_FIVE)["ETag"] == first["ETag"]
+    (tmp_path / "templates" / "base.html").write_text("edited")
+    second = client.get(CHAPTER_FIVE, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert second.status_code == 200
+    assert second["ETag"] != first["ETag"]
+    assert second.templates  # rendered, not from the cache
