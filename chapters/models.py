@@ -35,8 +35,15 @@ from .markdown import (
 )
 
 __all__ = [
-    "Link", "Node", "NodeQuerySet", "NodeManager", "PathRedirect", "lock_tree", "unique_slug",
-]  # fmt: skip
+    "Link",
+    "Node",
+    "NodeQuerySet",
+    "NodeManager",
+    "PathRedirect",
+    "WikiVersion",
+    "lock_tree",
+    "unique_slug",
+]
 
 # First path segments that belong to other URLs of the project (see wiki/urls.py and
 # chapters/urls.py): a top-level node with one of these slugs could never be reached.
@@ -755,6 +762,45 @@ class Link(models.Model):
         for link in links:
             link.source = source
         cls.objects.bulk_create(links)
+
+
+class WikiVersion(models.Model):
+    """The version of everything the reader's pages show: one row, bumped by the database.
+
+    Migration ``0010_wiki_version`` puts triggers on the node, link and redirect tables that
+    add one to ``number`` and set ``changed`` to the time, in the same transaction, on every
+    insert, update or delete there: from ``save()``, django-mptt's own SQL for moves and
+    inserts, ``QuerySet.update()``, bulk writes, ``loaddata``, a revert or a psql session
+    alike. A trigger rather than code in ``save()`` or a signal because many of those writes
+    never pass through Python code of ours, so no write path can forget the bump.
+
+    Caches key what they keep by :meth:`current` (chapters.caching, chapters.navigation), so
+    a bump invalidates everything at once without deleting a key, in every process and on
+    every app server that shares the database.
+    """
+
+    number = models.BigIntegerField(default=0)
+    changed = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"version {self.number} of {self.changed:%Y-%m-%d %H:%M:%S.%f}"
+
+    @classmethod
+    def current(cls):
+        """Return the current version (one query).
+
+        Returns:
+            A ``(token, changed)`` pair. ``token`` is a string unique to this version: its
+            number and its time to the microsecond, so that a database restored from a
+            backup and edited again never reuses a token whose pages a cache still holds.
+            ``changed`` is the time of the latest write. A database emptied by ``flush``
+            has no row until its next write: then ``("0", None)``.
+        """
+        row = cls.objects.filter(pk=1).values_list("number", "changed").first()
+        if row is None:
+            return "0", None
+        number, changed = row
+        return f"{number}-{changed:%Y%m%d%H%M%S%f}", changed
 
 
 def refresh_links_to(node):

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from . import dashboard as readiness
 from . import history, navigation, search
+from .caching import cached_page, can_edit, version
 from .forms import AreaForm, CompareForm, SearchForm
 from .links import LinkResolver
 from .markdown import MarkdownError, render_markdown
@@ -25,11 +26,14 @@ REVISIONS_PER_PAGE = 50
 RESULTS_PER_PAGE = 20
 
 
+@cached_page
 def home(request):
     """Render the wiki's title and the full table of contents."""
-    return render(request, "chapters/home.html", {"toc": navigation.table_of_contents()})
+    toc_html = navigation.contents_html(version(request))
+    return render(request, "chapters/home.html", {"toc_html": toc_html})
 
 
+@cached_page
 def node_detail(request, path):
     """Render the section or chapter at ``path``; 301 from a path it had before; else 404.
 
@@ -39,20 +43,18 @@ def node_detail(request, path):
     if node is None:
         moved = get_object_or_404(PathRedirect.objects.select_related("node"), old_path=path)
         return redirect(moved.node, permanent=True)
-    toc = navigation.table_of_contents()
-    in_toc = navigation.find(toc, node.pk)  # the same node, with its tree around it cached
-    navigation.open_path(in_toc)
+    around, toc_html = navigation.page_navigation(node, version(request))
     context = {
         "node": node,
-        "ancestors": navigation.ancestors(in_toc),
-        "toc": toc,
+        "ancestors": around.ancestors,
+        "toc_html": toc_html,
         "linked_from": navigation.linked_from(node),
-        "can_edit": request.user.is_staff and request.user.has_perm("chapters.change_node"),
+        "can_edit": can_edit(request.user),
     }
     if node.is_chapter:
-        context["previous"], context["next"] = navigation.neighbours(in_toc)
+        context["previous"], context["next"] = around.previous, around.next
         return render(request, "chapters/chapter.html", context)
-    context["children"], context["readiness"] = in_toc.get_children(), in_toc.readiness
+    context["children"], context["readiness"] = around.children, around.readiness
     return render(request, "chapters/section.html", context)
 
 

@@ -4,6 +4,7 @@ import json
 import os
 
 import pytest
+from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 from hypothesis import HealthCheck, settings
@@ -70,3 +71,13 @@ def load_outline(db, tmp_path):
 def small_tree(load_outline):
     """Load a tree of two areas, three sections and six chapters (``SMALL_TREE``)."""
     load_outline(SMALL_TREE)
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Start every test with an empty cache.
+
+    Each test's database is rolled back to the same version of the wiki, so pages cached by
+    one test would otherwise be served to the next.
+    """
+    cache.clear()

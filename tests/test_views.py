@@ -5,6 +5,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from pytest_django.asserts import assertContains, assertInHTML
 
 from chapters.models import Node
@@ -270,9 +272,11 @@ def wide_outline(areas, sections, chapters):
     return "\n".join(lines)
 
 
-# The node, the whole tree (which also gives the breadcrumb and the neighbours), the nodes
-# linking to it.
-QUERIES_PER_CHAPTER_PAGE = 3
+# A chapter page for a reader with nothing cached for the wiki's version (cold): the version,
+# the node, the whole tree (for the contents, which also give the breadcrumb, the neighbours
+# and the readiness counts), the nodes linking to it. Once cached (warm): the version only.
+QUERIES_PER_CHAPTER_PAGE = 4
+QUERIES_PER_CACHED_PAGE = 1
 
 
 @pytest.mark.django_db
@@ -280,6 +284,8 @@ def test_chapter_page_queries_are_constant_for_the_curriculum(
     client, curriculum, django_assert_num_queries
 ):
     with django_assert_num_queries(QUERIES_PER_CHAPTER_PAGE):
+        assert client.get(SEED_CHAPTER_URL).status_code == 200
+    with django_assert_num_queries(QUERIES_PER_CACHED_PAGE):
         assert client.get(SEED_CHAPTER_URL).status_code == 200
 
 
@@ -291,14 +297,34 @@ def test_chapter_page_queries_are_constant_for_2000_nodes(
     assert Node.objects.count() == 2000
     with django_assert_num_queries(QUERIES_PER_CHAPTER_PAGE):
         assert client.get("/area-4/section-4-18/chapter-4-18-7/").status_code == 200
+    with django_assert_num_queries(QUERIES_PER_CACHED_PAGE):
+        assert client.get("/area-4/section-4-18/chapter-4-18-7/").status_code == 200
+    # Another page, with the contents cached: the nodes around it instead of the whole tree.
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/area-0/section-0-3/chapter-0-3-5/")
+    assert len(queries) == QUERIES_PER_CHAPTER_PAGE
+    node_queries = [q["sql"] for q in queries if 'FROM "chapters_node"' in q["sql"]]
+    assert len(node_queries) == 3 and all(" WHERE " in sql for sql in node_queries)
+    page = soup(response)
+    assert [a.get_text() for a in page.find(class_="breadcrumb").find_all("a")] == [
+        "Wiki",
+        "Area 0",
+        "Section 0-3",
+    ]
+    assert [a["href"] for a in page.find(class_="pager").find_all("a")] == [
+        "/area-0/section-0-3/chapter-0-3-4/",
+        "/area-0/section-0-3/chapter-0-3-6/",
+    ]
 
 
 @pytest.mark.django_db
 def test_section_page_and_home_queries(client, curriculum, django_assert_num_queries):
-    with django_assert_num_queries(3):  # the node, the tree (with its children), backlinks
+    with django_assert_num_queries(4):  # the version, the node, the tree, backlinks
         client.get("/ml-systems/ml-compilers/")
-    with django_assert_num_queries(1):
+    with django_assert_num_queries(1):  # the version; the contents are cached
         client.get("/")
+    with django_assert_num_queries(1):
+        client.get("/ml-systems/ml-compilers/")
 
 
 @pytest.mark.django_db

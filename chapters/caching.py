@@ -1,0 +1,179 @@
+"""HTTP caching of the reader's pages: conditional GET, and whole pages for readers.
+
+Everything is keyed by the wiki's version (``WikiVersion``), which the database bumps on
+every write that changes what a page shows, and which each request reads once, together
+with a digest of the code, templates and static files that make the pages (so a deploy that
+changes them is a new version too, for the cache and for browsers). So:
+
+- a page's ``ETag`` is the version and whom the page is for, its ``Last-Modified`` the time
+  of the version; a request whose ``If-None-Match`` or ``If-Modified-Since`` still matches
+  is answered 304 by Django's ``condition`` decorator, before anything is rendered;
+- a page asked for by a reader (a GET or HEAD without a session or messages cookie, so
+  anonymous and with no messages waiting) is kept whole in Django's cache under the
+  version and the path, and served from there until the next edit: one query. Signed-in
+  users, staff included, always get a freshly rendered page (it may have their "Edit" link
+  or messages), and only a 200 that sets no cookie is kept;
+- every such page says ``Cache-Control: no-cache``, so browsers and proxies ask again
+  (cheaply, with the ETag) instead of showing a page an edit has changed.
+"""
+
+import hashlib
+from functools import cache as once
+from functools import wraps
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.messages.storage.cookie import CookieStorage
+from django.core.cache import cache
+from django.http import HttpResponse
+from django.utils.cache import patch_cache_control
+from django.views.decorators.http import condition
+
+from .models import WikiVersion
+
+__all__ = ["cached_page", "can_edit", "source_digest", "version"]
+
+# What the pages are made from, besides the database.
+SOURCES = ["chapters", "wiki", "templates", "static"]
+
+
+def source_digest(root, folders):
+    """Return a digest of the files under ``folders`` of ``root``: their paths and contents.
+
+    Compiled Python (``__pycache__``) is left out; it differs between machines running the
+    same code.
+
+    Args:
+        root: a directory.
+        folders: names of directories in it.
+
+    Returns:
+        16 hexadecimal digits of a SHA-256 of every file's path and bytes, in path order.
+    """
+    digest = hashlib.sha256()
+    for folder in folders:
+        for path in sorted((Path(root) / folder).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _release():
+    """Return the digest of the code, templates and static files.
+
+    Computed once per process; with debug on (``bin/serve``, whose server reloads code but
+    not the process for a template) for each request, so that an edited template shows at
+    once.
+    """
+    return source_digest(settings.BASE_DIR, SOURCES) if settings.DEBUG else _deployed()
+
+
+@once
+def _deployed():
+    """Return the digest of this process's code, templates and static files, once."""
+    return source_digest(settings.BASE_DIR, SOURCES)
+
+
+def version(request):
+    """Return the version of the pages for ``request``, read once per request (one query).
+
+    Returns:
+        The wiki's version token (``WikiVersion.current()``) and the digest of the code,
+        templates and static files, so that servers running the same code share what they
+        cache and a deploy never serves pages (or 304s) of the code before it.
+    """
+    return f"{_version(request)[0]}-{_release()}"
+
+
+def _version(request):
+    """Return ``WikiVersion.current()``, kept on the request so it is read only once."""
+    if not hasattr(request, "_wiki_version"):
+        request._wiki_version = WikiVersion.current()
+    return request._wiki_version
+
+
+def can_edit(user):
+    """Return True when ``user`` may change nodes, so their pages link to the admin."""
+    return user.is_staff and user.has_perm("chapters.change_node")
+
+
+def _is_reader(request):
+    """Return True for a request whose page is the same for every reader.
+
+    A GET or HEAD without a session cookie is anonymous and has no messages in a session;
+    without the messages cookie it has none in a cookie either. Nothing else in the
+    reader's pages depends on the request (the colour scheme is the browser's own choice,
+    in localStorage; the pages hold no CSRF token).
+    """
+    return (
+        request.method in ("GET", "HEAD")
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        and CookieStorage.cookie_name not in request.COOKIES
+    )
+
+
+def _viewer(request):
+    """Return whom the page is for, as part of its ETag; None when it must be rendered.
+
+    Returns:
+        ``"reader"`` for anyone not signed in; ``"user-<pk>"`` for a signed-in user, with
+        ``-editor`` when they may edit; None when messages are waiting to be shown.
+    """
+    if _is_reader(request):
+        return "reader"
+    if len(messages.get_messages(request)):
+        return None
+    if not request.user.is_authenticated:
+        return "reader"
+    return f"user-{request.user.pk}{'-editor' if can_edit(request.user) else ''}"
+
+
+def _etag(request, *args, **kwargs):
+    """Return the page's ETag (for ``condition``): the version and the viewer, or None."""
+    viewer = _viewer(request)
+    return None if viewer is None else f'"{version(request)}-{viewer}"'
+
+
+def _last_modified(request, *args, **kwargs):
+    """Return the page's Last-Modified (for ``condition``): the version's time, or None."""
+    return None if _viewer(request) is None else _version(request)[1]
+
+
+def cached_page(view):
+    """Serve ``view``'s pages with conditional GET, and to readers from the cache.
+
+    For views whose page depends only on the wiki's content, the path and the viewer (not
+    on the query string).
+
+    Args:
+        view: a function view.
+
+    Returns:
+        The decorated view.
+    """
+
+    @condition(etag_func=_etag, last_modified_func=_last_modified)
+    def serve(request, *args, **kwargs):
+        if not _is_reader(request):
+            return view(request, *args, **kwargs)
+        key = f"page:{hashlib.sha256(request.path.encode()).hexdigest()}"
+        content = cache.get(key, version=version(request))
+        if content is not None:
+            return HttpResponse(content)
+        response = view(request, *args, **kwargs)
+        if response.status_code == 200 and not response.streaming and not response.cookies:
+            cache.set(key, response.content, version=version(request))
+        return response
+
+    @wraps(view)
+    def respond(request, *args, **kwargs):
+        response = serve(request, *args, **kwargs)
+        if _is_reader(request):
+            patch_cache_control(response, no_cache=True)
+        else:
+            patch_cache_control(response, no_cache=True, private=True)
+        return response
+
+    return respond

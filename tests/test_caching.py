@@ -1,0 +1,371 @@
+"""Caching the reader's pages: the wiki's version, the contents, conditional GET, whole pages."""
+
+from unittest import mock
+
+import bleach.sanitizer
+import markdown
+import pytest
+from django.conf import settings
+from django.core.cache import cache
+from django.core.management import call_command
+from django.db import connection
+from django.utils.http import http_date
+from pytest_django.asserts import assertHTMLEqual
+
+from chapters import history
+from chapters.caching import SOURCES, source_digest
+from chapters.models import Link, Node, PathRedirect, WikiVersion
+from tests.helpers import node, soup
+
+CHAPTER_FIVE = "/area-b/section-b1/chapter-five/"
+
+
+@pytest.fixture
+def renderers():
+    """Count calls of Python-Markdown's ``convert`` and bleach's ``Cleaner.clean``."""
+    convert, clean = markdown.Markdown.convert, bleach.sanitizer.Cleaner.clean
+    with (
+        mock.patch.object(markdown.Markdown, "convert", autospec=True, side_effect=convert) as md,
+        mock.patch.object(
+            bleach.sanitizer.Cleaner, "clean", autospec=True, side_effect=clean
+        ) as cleaner,
+    ):
+        yield md, cleaner
+
+
+@pytest.mark.django_db
+def test_page_views_render_no_markdown_and_sanitize_nothing(
+    client, small_tree, admin_user, renderers
+):
+    convert, clean = renderers
+    chapter = node("Chapter Five")
+    chapter.body = "Fusing **two** kernels."
+    chapter.save()
+    assert (convert.call_count, clean.call_count) == (1, 1)  # saving renders, once
+    cold = client.get(CHAPTER_FIVE)
+    warm = client.get(CHAPTER_FIVE)
+    client.force_login(admin_user)
+    staff = client.get(CHAPTER_FIVE)
+    assert "<p>Fusing <strong>two</strong> kernels.</p>" in warm.content.decode()
+    assert warm.content == cold.content
+    assert staff.status_code == 200
+    assert (convert.call_count, clean.call_count) == (1, 1)
+
+
+def reader_page(client, url):
+    """Return a page's bytes, checking that it answered 200."""
+    response = client.get(url)
+    assert response.status_code == 200
+    return response.content
+
+
+def move_left_of(title, sibling):
+    """Move the node ``title`` just before ``sibling``, as the admin's drag-and-drop does."""
+    Node.objects.move_node(node(title), node(sibling), "left")
+
+
+def edit(which, **fields):
+    """Change fields of the node titled ``which`` and save it."""
+    each = node(which)
+    for name, value in fields.items():
+        setattr(each, name, value)
+    each.save()
+
+
+def node_first_revision(title):
+    """Return the first revision of the node ``title``."""
+    return Node.history.filter(id=node(title).pk).order_by("history_id").first()
+
+
+EDITS = {
+    "title": lambda: edit("Chapter One", title="Chapter 1"),
+    "section title": lambda: edit("Section B1", title="Section B-one"),
+    "status": lambda: edit("Chapter Two", status=Node.Status.PUBLISHED),
+    "status by update()": lambda: Node.objects.filter(title="Chapter Six").update(
+        status=Node.Status.IN_REVIEW
+    ),
+    "slug": lambda: edit("Chapter One", slug="first"),
+    "reorder": lambda: move_left_of("Chapter Six", "Chapter Five"),
+    "move": lambda: Node.objects.move_node(node("Chapter Four"), node("Section B1")),
+    "add": lambda: Node.objects.create(title="Chapter Seven", parent=node("Section B1")),
+    "delete": lambda: node("Chapter Three").delete(),
+    "body": lambda: edit("Chapter Two", body="See [[Chapter Five]]."),
+    "revert": lambda: history.revert(node("Chapter 1"), node_first_revision("Chapter 1")),
+}
+
+# What an edit needs done (and shown) before it.
+BEFORE_EDIT = {"revert": lambda: edit("Chapter One", title="Chapter 1")}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("viewer", ["reader", "staff"])
+@pytest.mark.parametrize("kind", EDITS)
+def test_every_edit_shows_at_once_on_another_page(client, small_tree, admin_user, viewer, kind):
+    if viewer == "staff":
+        client.force_login(admin_user)
+    BEFORE_EDIT.get(kind, lambda: None)()
+    before = reader_page(client, CHAPTER_FIVE)
+    assert reader_page(client, CHAPTER_FIVE) == before  # now cached
+    EDITS[kind]()
+    after = reader_page(client, CHAPTER_FIVE)
+    cache.clear()
+    assert after != before
+    assert after == reader_page(client, CHAPTER_FIVE)  # what a fresh rendering shows
+
+
+@pytest.mark.django_db
+def test_revert_shows_the_old_title_in_the_contents_of_another_page(client, small_tree):
+    edit("Chapter One", title="Chapter 1")
+    assert "Chapter 1</a>" in reader_page(client, CHAPTER_FIVE).decode()
+    history.revert(node("Chapter 1"), node_first_revision("Chapter 1"))
+    contents = soup(client.get(CHAPTER_FIVE)).find("nav", attrs={"aria-label": "All chapters"})
+    assert contents.find("a", href="/area-a/section-a1/chapter-one/").get_text() == "Chapter One"
+
+
+def version():
+    """Return the version of the pages: the wiki's version and the code's digest."""
+    return f"{WikiVersion.current()[0]}-{source_digest(settings.BASE_DIR, SOURCES)}"
+
+
+def add_link():
+    """Replace Chapter Five's links with one stored link."""
+    Link.replace(node("Chapter Five"), [Link(kind=Link.Kind.PATH, text="/x/", problem="none")])
+
+
+def raw_sql():
+    """Write the tree's fields with SQL, as django-mptt does for moves."""
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE chapters_node SET lft = lft WHERE title = 'Chapter One'")
+
+
+WRITES = {
+    "save a new node": lambda: Node.objects.create(title="New", parent=node("Section A1")),
+    "save a node": lambda: edit("Chapter One", body="New text."),
+    "drag and drop": lambda: move_left_of("Chapter Two", "Chapter One"),
+    "move_to": lambda: node("Chapter Four").move_to(node("Section A1")),
+    "delete a node": lambda: node("Chapter Six").delete(),
+    "delete by queryset": lambda: Node.objects.filter(title="Chapter Six").delete(),
+    "QuerySet.update()": lambda: Node.objects.filter(title="Chapter One").update(title="One"),
+    "bulk_update": lambda: Node.objects.bulk_update(
+        [Node(pk=node("Chapter One").pk, title="One")], ["title"]
+    ),
+    "refresh_body": lambda: node("Chapter One").refresh_body(),
+    "links": add_link,
+    "redirects": lambda: PathRedirect.record({"old/path": node("Chapter One").pk}, taken=[]),
+    "render_bodies": lambda: call_command("render_bodies", stdout=None),
+    "loaddata": lambda: call_command("loaddata", "curriculum", verbosity=0),
+    "revert": lambda: history.revert(node("Chapter One"), node_first_revision("Chapter One")),
+    "raw SQL": raw_sql,
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("write", WRITES)
+def test_every_write_path_bumps_the_version(small_tree, write):
+    before = WikiVersion.current()
+    WRITES[write]()
+    after = WikiVersion.current()
+    assert after[0] != before[0]
+    assert after[1] >= before[1]
+
+
+@pytest.mark.django_db
+def test_reading_leaves_the_version_alone(client, small_tree, admin_user):
+    before = version()
+    client.get(CHAPTER_FIVE)
+    client.force_login(admin_user)
+    client.get(CHAPTER_FIVE)
+    client.get("/search/?q=chapter")
+    assert version() == before
+
+
+@pytest.mark.django_db
+def test_page_sends_etag_and_last_modified_from_the_version(client, small_tree):
+    response = client.get(CHAPTER_FIVE)
+    changed = WikiVersion.current()[1]
+    assert response["ETag"] == f'"{version()}-reader"'
+    assert response["Last-Modified"] == http_date(changed.timestamp())
+    assert response["Cache-Control"] == "no-cache"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("header", ["HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE"])
+def test_matching_conditional_get_is_304_without_rendering(
+    client, small_tree, renderers, django_assert_num_queries, header
+):
+    first = client.get(CHAPTER_FIVE)
+    validator = first["ETag" if header == "HTTP_IF_NONE_MATCH" else "Last-Modified"]
+    cache.clear()  # nothing to serve from: a 304 must not need it
+    with django_assert_num_queries(1):  # the version
+        response = client.get(CHAPTER_FIVE, **{header: validator})
+    assert (response.status_code, response.content, response.templates) == (304, b"", [])
+    assert response["ETag"] == first["ETag"]
+    assert [each.call_count for each in renderers] == [0, 0]
+
+
+@pytest.mark.django_db
+def test_conditional_get_after_an_edit_is_the_new_page(client, small_tree):
+    first = client.get(CHAPTER_FIVE)
+    edit("Chapter Six", title="Chapter 6")
+    response = client.get(CHAPTER_FIVE, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert response.status_code == 200
+    assert response["ETag"] != first["ETag"]
+    assert "Chapter 6" in soup(response).find(class_="pager").get_text()
+
+
+@pytest.mark.django_db
+def test_cached_page_is_the_same_bytes_for_one_query_and_sets_no_cookie(
+    client, small_tree, django_assert_num_queries
+):
+    first = client.get(CHAPTER_FIVE)
+    with django_assert_num_queries(1):
+        again = client.get(CHAPTER_FIVE)
+    assert again.content == first.content
+    assert (again["Content-Type"], again["ETag"]) == (first["Content-Type"], first["ETag"])
+    assert not first.cookies and not again.cookies
+    assert "csrfmiddlewaretoken" not in first.content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("staff_first", [True, False])
+def test_staff_and_readers_never_share_a_page(small_tree, admin_user, client, staff_first):
+    staff = type(client)()
+    staff.force_login(admin_user)
+    pages = {}
+    for who in (["staff", "reader"] if staff_first else ["reader", "staff"]) * 2:
+        response = (staff if who == "staff" else client).get(CHAPTER_FIVE)
+        pages.setdefault(who, []).append(response)
+    edit_links = {
+        who: [bool(soup(r).find("a", class_="edit-link")) for r in got]
+        for who, got in pages.items()
+    }
+    assert edit_links == {"staff": [True, True], "reader": [False, False]}
+    assert pages["staff"][0]["ETag"] == f'"{version()}-user-{admin_user.pk}-editor"'
+    assert pages["staff"][0]["Cache-Control"] == "no-cache, private"
+    assert pages["reader"][0]["ETag"] == f'"{version()}-reader"'
+
+
+@pytest.mark.django_db
+def test_staff_page_with_waiting_messages_is_rendered_despite_a_matching_etag(
+    client, small_tree, admin_user
+):
+    client.force_login(admin_user)
+    chapter = node("Chapter Five")
+    revision = node_first_revision("Chapter Five")
+    response = client.post(f"/revisions/{revision.history_id}/revert/")
+    assert response.status_code == 302
+    etag = f'"{version()}-user-{admin_user.pk}-editor"'
+    page = client.get(chapter.get_absolute_url(), HTTP_IF_NONE_MATCH=etag)
+    assert page.status_code == 200
+    assert soup(page).find(class_="messages").get_text(strip=True) == (
+        f"“Chapter Five” was reverted to revision {revision.history_id}."
+    )
+    assert client.get(chapter.get_absolute_url(), HTTP_IF_NONE_MATCH=etag).status_code == 304
+
+
+@pytest.mark.django_db
+def test_reader_with_a_session_cookie_gets_a_fresh_page(client, small_tree):
+    cached = client.get(CHAPTER_FIVE)
+    assert client.get(CHAPTER_FIVE).templates == []  # from the cache
+    client.cookies["sessionid"] = "no-such-session"
+    response = client.get(CHAPTER_FIVE)
+    assert [t.name for t in response.templates][0] == "chapters/chapter.html"
+    assert response.content == cached.content
+    assert response["Cache-Control"] == "no-cache, private"
+
+
+def readiness(draft, total):
+    """Return the HTML of a section's readiness with ``draft`` of ``total`` chapters drafts."""
+    return (
+        f'<span class="readiness" title="{draft} draft, 0 in review, 0 published">'
+        f'<progress max="{total or 1}" value="0" aria-hidden="true"></progress>'
+        f" 0 of {total} published</span>"
+    )
+
+
+DRAFT = '<span class="status status-draft">Draft</span>'
+
+# The contents beside the page of Section A2: its area's and its own list open, Section A1's
+# closed, its link the current page.
+CONTENTS_BESIDE_SECTION_A2 = f"""
+<ol>
+<li class="toc-section"><a href="/area-a/">Area A</a> {DRAFT} {readiness(2, 2)}
+  <details open>
+  <summary><span class="visually-hidden">Contents of “Area A”</span></summary>
+  <ol>
+  <li class="toc-section"><a href="/area-a/section-a1/">Section A1</a> {DRAFT} {readiness(1, 1)}
+    <details>
+    <summary><span class="visually-hidden">Contents of “Section A1”</span></summary>
+    <ol>
+    <li class="toc-chapter">
+      <a href="/area-a/section-a1/chapter-one/">Chapter One</a> {DRAFT}</li>
+    </ol>
+    </details>
+  </li>
+  <li class="toc-section">
+    <a href="/area-a/section-a2/" aria-current="page">Section A2</a> {DRAFT} {readiness(1, 1)}
+    <details open>
+    <summary><span class="visually-hidden">Contents of “Section A2”</span></summary>
+    <ol>
+    <li class="toc-chapter">
+      <a href="/area-a/section-a2/chapter-two/">Chapter Two</a> {DRAFT}</li>
+    </ol>
+    </details>
+  </li>
+  </ol>
+  </details>
+</li>
+<li class="toc-section"><a href="/area-b/">Area B</a> {DRAFT} {readiness(0, 0)}</li>
+</ol>
+"""
+
+
+@pytest.mark.django_db
+def test_contents_beside_a_page_open_the_path_and_mark_the_page(client, load_outline):
+    load_outline("Area A\n  Section A1\n    Chapter One\n  Section A2\n    Chapter Two\nArea B\n")
+    for _ in range(2):  # rendered, then from the cache
+        page = soup(client.get("/area-a/section-a2/"))
+        assertHTMLEqual(str(page.find(id="toc").ol), CONTENTS_BESIDE_SECTION_A2)
+
+
+@pytest.mark.django_db
+def test_empty_section_beside_its_page_opens_nothing_after_it(client, load_outline):
+    load_outline("Area A\n  Section A1\n  Section A2\n    Chapter Two\n")
+    client.get("/")
+    page = soup(client.get("/area-a/section-a1/"))
+    open_sections = [
+        details.parent.a.get_text()
+        for details in page.find(id="toc").find_all("details", open=True)
+    ]
+    assert open_sections == ["Area A"]
+
+
+def test_source_digest_changes_with_any_file_but_not_with_compiled_python(tmp_path):
+    (tmp_path / "templates" / "chapters").mkdir(parents=True)
+    (tmp_path / "chapters" / "__pycache__").mkdir(parents=True)
+    (tmp_path / "templates" / "chapters" / "page.html").write_text("<p>{{ node }}</p>")
+    (tmp_path / "chapters" / "views.py").write_text("x = 1\n")
+    folders = ["chapters", "templates"]
+    first = source_digest(tmp_path, folders)
+    assert len(first) == 16
+    (tmp_path / "chapters" / "__pycache__" / "views.cpython-311.pyc").write_bytes(b"\0")
+    assert source_digest(tmp_path, folders) == first
+    (tmp_path / "templates" / "chapters" / "page.html").write_text("<p>{{ node.title }}</p>")
+    changed = source_digest(tmp_path, folders)
+    assert changed != first
+    (tmp_path / "chapters" / "views.py").rename(tmp_path / "chapters" / "urls.py")
+    assert source_digest(tmp_path, folders) not in (first, changed)
+
+
+@pytest.mark.django_db
+def test_with_debug_on_an_edited_template_shows_at_once(client, small_tree, settings, tmp_path):
+    settings.DEBUG = True
+    settings.BASE_DIR = tmp_path
+    (tmp_path / "templates").mkdir()
+    first = client.get(CHAPTER_FIVE)
+    assert client.get(CHAPTER_FIVE)["ETag"] == first["ETag"]
+    (tmp_path / "templates" / "base.html").write_text("edited")
+    second = client.get(CHAPTER_FIVE, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert second.status_code == 200
+    assert second["ETag"] != first["ETag"]
+    assert second.templates  # rendered, not from the cache
