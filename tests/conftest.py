@@ -1,8 +1,9 @@
-"""Shared fixtures: the curriculum and small named trees; PostgreSQL-only tests."""
+"""Shared fixtures: the curriculum and small named trees; PostgreSQL- and Redis-only tests."""
 
 import json
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 from django.db import connection
 
@@ -11,16 +12,21 @@ from tests.helpers import SMALL_TREE
 
 
 def pytest_collection_modifyitems(config, items):
-    """Skip tests marked ``postgresql`` unless the suite runs on PostgreSQL.
+    """Skip tests marked ``postgresql`` unless the suite runs on PostgreSQL, and tests marked
+    ``redis`` unless ``REDIS_URL`` is set.
 
-    ``.ci/run`` runs the suite a second time on PostgreSQL, where they run.
+    ``.ci/run`` runs the suite a second time on PostgreSQL with Redis, where they run; there a
+    Redis that is down fails them rather than skipping them.
     """
-    if connection.vendor == "postgresql":
-        return
-    skip = pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL=postgres://...")
+    skips = {}
+    if connection.vendor != "postgresql":
+        skips["postgresql"] = "needs PostgreSQL: set DATABASE_URL=postgres://..."
+    if not settings.REDIS_URL:
+        skips["redis"] = "needs Redis: set REDIS_URL=redis://..."
     for item in items:
-        if item.get_closest_marker("postgresql"):
-            item.add_marker(skip)
+        for marker, reason in skips.items():
+            if item.get_closest_marker(marker):
+                item.add_marker(pytest.mark.skip(reason=reason))
 
 
 @pytest.fixture
