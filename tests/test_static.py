@@ -127,3 +127,29 @@ def test_pages_name_the_hashed_files(collected, curriculum):
     page = Client().get("/ml-systems/").content.decode()
     assert re.search(r'<script src="/static/js/toc\.[0-9a-f]{12}\.js" defer></script>', page)
     assert 'href="/static/css/wiki.css"' not in page
+
+
+def test_urlconf_loads_before_collectstatic_has_run(tmp_path):
+    # bin/serve-production runs migrate and collectstatic, whose checks load the URLconf,
+    # before there is a manifest of hashed names.
+    script = (
+        "import django; django.setup(); from django.conf import settings; "
+        f"settings.STATIC_ROOT = {str(tmp_path)!r}; "
+        "from django.urls import resolve; print(resolve('/favicon.ico').url_name)"
+    )
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_URL"))}
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=settings.BASE_DIR,
+        env={**clean, "DJANGO_SECRET_KEY": "k", "DJANGO_SETTINGS_MODULE": "wiki.settings"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+
+
+def test_favicon_redirects_to_the_hashed_file(collected):
+    response = Client().get("/favicon.ico")
+    assert response.status_code == 301
+    assert re.fullmatch(r"/static/favicon\.[0-9a-f]{12}\.svg", response["Location"])
