@@ -1,13 +1,15 @@
-"""Shared fixtures: the curriculum and small named trees; PostgreSQL-only tests."""
+"""Shared fixtures: the curriculum and small named trees; PostgreSQL- and Redis-only tests."""
 
 import json
 import os
 
 import pytest
+from django.conf import settings
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from chapters.outline import build_fixture, parse_outline
 from tests.helpers import SMALL_TREE
@@ -17,7 +19,7 @@ from tests.helpers import SMALL_TREE
 # reproduced by running the test again, and a green run is not luck. "explore" runs ten times
 # as many random sequences (HYPOTHESIS_PROFILE=explore; README, "Tests and CI"). A step takes
 # milliseconds to tens of them, the pages at the end of a sequence a request each: no deadline.
-settings.register_profile(
+hypothesis_settings.register_profile(
     "ci",
     max_examples=20,
     stateful_step_count=15,
@@ -26,27 +28,32 @@ settings.register_profile(
     database=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
-settings.register_profile(
+hypothesis_settings.register_profile(
     "explore",
     max_examples=200,
     stateful_step_count=15,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_collection_modifyitems(config, items):
-    """Skip tests marked ``postgresql`` unless the suite runs on PostgreSQL.
+    """Skip tests marked ``postgresql`` unless the suite runs on PostgreSQL, and tests marked
+    ``redis`` unless ``REDIS_URL`` is set.
 
-    ``.ci/run`` runs the suite a second time on PostgreSQL, where they run.
+    ``.ci/run`` runs the suite a second time on PostgreSQL with Redis, where they run; there a
+    Redis that is down fails them rather than skipping them.
     """
-    if connection.vendor == "postgresql":
-        return
-    skip = pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL=postgres://...")
+    skips = {}
+    if connection.vendor != "postgresql":
+        skips["postgresql"] = "needs PostgreSQL: set DATABASE_URL=postgres://..."
+    if not settings.REDIS_URL:
+        skips["redis"] = "needs Redis: set REDIS_URL=redis://..."
     for item in items:
-        if item.get_closest_marker("postgresql"):
-            item.add_marker(skip)
+        for marker, reason in skips.items():
+            if item.get_closest_marker(marker):
+                item.add_marker(pytest.mark.skip(reason=reason))
 
 
 @pytest.fixture

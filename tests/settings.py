@@ -2,6 +2,12 @@
 
 The project's settings refuse to load without ``DJANGO_SECRET_KEY`` when debug is off, and
 tests run with debug off, so the suite supplies a key of its own unless one is set.
+
+Static files are the files in static/ under their own names, as with debug on: production's
+hashed names exist only after ``collectstatic``, which the suite does not run before every
+test. WhiteNoise looks them up on each request (autorefresh) instead of scanning a
+``STATIC_ROOT`` that does not exist. tests/test_static.py runs ``collectstatic`` with the
+production storage and serves its hashed, compressed files.
 """
 
 import os
@@ -9,3 +15,10 @@ import os
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-not-secret")
 
 from wiki.settings import *  # noqa: E402,F403
+
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+WHITENOISE_AUTOREFRESH = True
+WHITENOISE_USE_FINDERS = True

@@ -17,6 +17,12 @@ manner of cookiecutter-django:
   ``X-Forwarded-Proto`` and ``X-Forwarded-For``: requests it marks ``https`` count as secure,
   and the login lockout counts failures per client address from ``X-Forwarded-For``. Default:
   off (the headers are not trusted, since any client could send them).
+- ``REDIS_URL``: the cache, ``redis://host:6379/<db>``, shared by every app server (Django's
+  own Redis backend). Default: a local-memory cache in each process.
+
+With debug off, static files are served by WhiteNoise from ``STATIC_ROOT`` under hashed,
+compressed names, so ``manage.py collectstatic`` must have run (``bin/serve-production`` runs
+it).
 """
 
 import os
@@ -79,6 +85,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Right after SecurityMiddleware, as WhiteNoise asks: static files skip the rest.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -127,6 +135,23 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # transactions (pages) take no write lock. See chapters.models.lock_tree.
     DATABASES["default"].setdefault("OPTIONS", {}).update(transaction_mode="IMMEDIATE", timeout=20)
 
+# One cache for every app server when REDIS_URL names a Redis; otherwise each process keeps
+# its own in memory, which is right for one process (bin/serve, the tests).
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    }
+else:
+    # Room for every page of the curriculum and its navigation (about 450 entries; the
+    # default, 300, would cull a third of them whenever it filled up).
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": 1000},
+        }
+    }
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -144,6 +169,17 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# With debug off, collectstatic stores each file under a name with its content's hash (so
+# browsers may keep it forever) with gzip and Brotli copies, and WhiteNoise serves them. With
+# debug on (bin/serve) pages name the files in static/ as they are, with no collectstatic.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
 
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 

@@ -3,11 +3,17 @@
 from django.contrib import admin
 from django.templatetags.static import static
 from django.urls import include, path
+from django.utils.functional import lazy
 from django.views.generic import RedirectView
+
+# The icon's URL is looked up on each request, not when this module is imported: in production
+# it is a hashed name from collectstatic's manifest, which does not exist yet while migrate and
+# collectstatic itself load this module.
+static_lazy = lazy(static, str)
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on pages that name no icon, such as the admin's.
-    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
+    path("favicon.ico", RedirectView.as_view(url=static_lazy("favicon.svg"), permanent=True)),
     path("", include("chapters.urls")),
 ]

@@ -1,0 +1,293 @@
+"""Measure one tree size on one database; run by bench/run.py in a process of its own.
+
+Usage (bench/run.py sets the environment: ``DATABASE_URL`` of an empty scratch database,
+``DJANGO_SETTINGS_MODULE=bench.settings``, ``DJANGO_SECRET_KEY``)::
+
+    python -m bench.measure --size 2000 --out result.json --duration 10 --connections 8
+
+Writes one JSON object of measurements to ``--out``. In-process, with Django's test client:
+queries and time of a chapter page with the cache emptied (cold) and again (warm), the time
+to build the table of contents, to add a chapter at the front of the first section and to
+move a section to another area. Then under gunicorn and wrk: requests per second of the
+floor (bench/urls.py), of the warm chapter page, and of the page answered 304 to its ETag.
+"""
+
+import argparse
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import django
+
+REPEAT = 5  # timings are the median of this many runs...
+BUDGET_SECONDS = 10  # ...or of as many as fit in this time
+WARM_UP_SECONDS = 2  # wrk's run before each measured one, to fill every worker's cache
+
+
+def median_ms(function, before=None):
+    """Return the median time of ``function()`` in milliseconds, calling ``before()`` first.
+
+    Runs it ``REPEAT`` times, or fewer once the runs took ``BUDGET_SECONDS`` (at least once).
+    """
+    times = []
+    while len(times) < REPEAT and sum(times) < BUDGET_SECONDS * 1000:
+        if before is not None:
+            before()
+        start = time.perf_counter()
+        function()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def once_ms(function):
+    """Return the time of one call of ``function()`` in milliseconds."""
+    start = time.perf_counter()
+    function()
+    return (time.perf_counter() - start) * 1000
+
+
+def measure_in_process(url):
+    """Return the queries and timings of ``url``'s page and of the table of contents."""
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from chapters import navigation
+
+    client = Client()
+
+    def get():
+        response = client.get(url)
+        if response.status_code != 200:
+            raise RuntimeError(f"{url} answered {response.status_code}")
+        return response
+
+    get()  # loads templates and URLs once, so "cold" measures only an empty cache
+    cache.clear()
+    with CaptureQueriesContext(connection) as cold:
+        get()
+    with CaptureQueriesContext(connection) as warm:
+        page = get()
+    return {
+        "queries_cold": len(cold),
+        "queries_warm": len(warm),
+        "page_bytes": len(page.content),
+        "page_cold_ms": median_ms(get, before=cache.clear),
+        "page_warm_ms": median_ms(get),
+        "toc_ms": median_ms(navigation.table_of_contents, before=cache.clear),
+    }
+
+
+def measure_writes():
+    """Return the time to add a chapter at the front of the first section and to move a
+    section to another area, as the admin's forms and drag-and-drop do them.
+
+    Both are checked afterwards on the pages, which were served (and so cached) before:
+    the new chapter is listed first in its section; the moved section is served at its new
+    path, its old path redirects there, and its new area lists it.
+    """
+    from django.test import Client
+
+    from chapters.models import Node
+
+    client = Client()
+    section = Node.objects.filter(level=1).first()
+    first = section.get_children().first()
+    client.get(section.get_absolute_url())  # fill the caches, so the pages must notice
+    chapter = Node(title="A Benchmark Chapter", kind=Node.Kind.CHAPTER, parent=section)
+    chapter.body = first.body
+
+    def add():
+        chapter.full_clean()
+        Node.objects.insert_node(chapter, section, position="first-child", save=True)
+
+    add_ms = once_ms(add)
+    text = client.get(section.get_absolute_url()).text
+    new_link, old_link = f'href="/{chapter.path}/"', f'href="/{first.path}/"'
+    added_first = new_link in text and text.index(new_link) < text.index(old_link)
+
+    moved = Node.objects.filter(level=1).first()
+    target = Node.objects.filter(level=0).exclude(children__slug=moved.slug).last()
+    old_url, target_url = moved.get_absolute_url(), target.get_absolute_url()
+    client.get(old_url), client.get(target_url)
+    move_ms = once_ms(lambda: Node.objects.move_node(moved, target, "last-child"))
+    moved.refresh_from_db()
+    new_url = moved.get_absolute_url()
+    moved_seen = (
+        client.get(new_url).status_code == 200
+        and client.get(old_url).get("Location") == new_url
+        and f'href="{new_url}"' in client.get(target_url).text
+    )
+    seen = added_first and moved_seen
+    return {"add_front_ms": add_ms, "move_section_ms": move_ms, "writes_seen": seen}
+
+
+def free_port():
+    """Return a TCP port on the loopback address that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_until_up(url, seconds=120):
+    """Poll ``url`` until it answers; raise RuntimeError after ``seconds``.
+
+    Also waits out the requests a wrk run left queued: the server takes connections in
+    order, so it answers this one after them.
+    """
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=seconds):
+                return
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.25)
+    raise RuntimeError(f"gunicorn did not answer {url} within {seconds} s")
+
+
+def wrk(url, duration, connections, headers=()):
+    """Run wrk against ``url``; return requests per second, requests and failures.
+
+    A failure is an answer of 400 or more, or a request unanswered after 30 seconds.
+
+    Raises:
+        RuntimeError: wrk failed or printed no rate.
+    """
+    command = ["wrk", "-t", "2", "-c", str(connections), "-d", f"{duration}s", "--timeout", "30s"]
+    for header in headers:
+        command += ["-H", header]
+    result = subprocess.run([*command, url], capture_output=True, text=True, check=False)
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", result.stdout)
+    if result.returncode or not rate:
+        raise RuntimeError(f"wrk failed on {url}:\n{result.stdout}{result.stderr}")
+    requests = re.search(r"(\d+) requests in", result.stdout)
+    failures = re.findall(r"(?:Non-2xx or 3xx responses:|timeout) +(\d+)", result.stdout)
+    return float(rate.group(1)), int(requests.group(1)), sum(int(number) for number in failures)
+
+
+def head_status(url, headers):
+    """Return the status and headers of a GET of ``url`` with ``headers`` (a 304 included)."""
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.headers
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers
+
+
+def measure_served(url, page, duration, connections, workers):
+    """Serve the project with gunicorn and load it with wrk: floor, warm page, 304.
+
+    Args:
+        url: the chapter page's path.
+        page: the page's bytes, which the floor answers with.
+        duration: seconds of each measured wrk run.
+        connections: wrk's open connections.
+        workers: gunicorn's worker processes.
+
+    Returns:
+        Requests per second of each (None for the 304 when the page has no ETag), wrk's
+        completed requests and failures of each, and the page's ETag.
+
+    Raises:
+        RuntimeError: gunicorn did not start, or did not answer the page with 200.
+    """
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(prefix="bench-serve-") as scratch:
+        floor_file = Path(scratch) / "page.html"
+        floor_file.write_bytes(page)
+        port = free_port()
+        log = open(Path(scratch) / "gunicorn.log", "wb")  # noqa: SIM115
+        server = subprocess.Popen(
+            [
+                str(Path(sys.executable).with_name("gunicorn")),
+                "--config",
+                str(root / "wiki" / "gunicorn.conf.py"),
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--workers",
+                str(workers),
+                "--no-control-socket",
+            ],
+            cwd=root,
+            env={**os.environ, "BENCH_FLOOR_FILE": str(floor_file)},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            wait_until_up(f"{base}/bench-floor/")
+            results, requests, errors = {}, {}, {}
+            status, headers = head_status(f"{base}{url}", {})
+            if status != 200:
+                raise RuntimeError(f"gunicorn answered {status} for {url}")
+            etag = headers.get("ETag")
+            targets = {"floor": ("/bench-floor/", ()), "page": (url, ())}
+            if etag and head_status(f"{base}{url}", {"If-None-Match": etag})[0] == 304:
+                targets["not_modified"] = (url, (f"If-None-Match: {etag}",))
+            else:
+                results["not_modified"] = None
+            for name, (path, extra) in targets.items():
+                wrk(f"{base}{path}", WARM_UP_SECONDS, connections, extra)
+                wait_until_up(f"{base}/bench-floor/")  # after the requests wrk left queued
+                results[name], requests[name], errors[name] = wrk(
+                    f"{base}{path}", duration, connections, extra
+                )
+                wait_until_up(f"{base}/bench-floor/")
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+            log.close()
+    return {
+        **{f"rps_{name}": rate for name, rate in results.items()},
+        "wrk_requests": requests,
+        "wrk_errors": errors,
+        "etag": etag,
+    }
+
+
+def main():
+    """Parse the arguments, build the tree and write the measurements as JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--duration", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connection
+
+    from bench.tree import create_tree
+
+    call_command("migrate", verbosity=0)
+    start = time.perf_counter()
+    chapters = create_tree(args.size)
+    result = {"size": args.size, "database": connection.vendor}
+    result["generate_s"] = time.perf_counter() - start
+    result["cache"] = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
+    url = f"/{chapters[len(chapters) // 2]}/"
+    result["url"] = url
+    result.update(measure_in_process(url))
+    from django.test import Client
+
+    page = Client().get(url).content
+    result.update(measure_served(url, page, args.duration, args.connections, args.workers))
+    result.update(measure_writes())
+    Path(args.out).write_text(json.dumps(result, indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,248 @@
+"""Benchmark the wiki at several tree sizes on SQLite and PostgreSQL; print one table.
+
+Usage, from the repository's root (see bench/README.md)::
+
+    .venv/bin/python bench/run.py [--sizes 222,2000,20000] [--databases sqlite,postgresql]
+        [--duration 10] [--connections 8] [--workers 2] [--no-fail]
+
+Each database and size is measured by bench/measure.py in a process of its own, on a scratch
+database made for it and dropped afterwards (a SQLite file in a temporary directory; a
+PostgreSQL database ``bench_<pid>_<size>`` next to ``--postgres-url``). The cache is the
+project's: local memory, or Redis when ``REDIS_URL`` is set (the benchmark empties it).
+Exits 1 when a target is missed, unless ``--no-fail``.
+"""
+
+import argparse
+import json
+import os
+import platform
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The targets of issue 8.
+PAGE_FLOOR_RATIO = 0.8  # warm chapter page throughput / floor throughput, at least
+MAX_QUERIES_COLD, MAX_QUERIES_WARM = 4, 1
+TOC_GROWTH = 12  # TOC build time at 20,000 nodes / at 2,000 nodes, at most
+NOT_MODIFIED_FLOOR_RATIO = 1.0  # 304 throughput / floor throughput, at least
+
+COLUMNS = [
+    ("database", "database", "{}"),
+    ("nodes", "size", "{:,}"),
+    ("q cold", "queries_cold", "{}"),
+    ("q warm", "queries_warm", "{}"),
+    ("toc ms", "toc_ms", "{:.1f}"),
+    ("page cold ms", "page_cold_ms", "{:.1f}"),
+    ("page warm ms", "page_warm_ms", "{:.1f}"),
+    ("add ms", "add_front_ms", "{:.1f}"),
+    ("move ms", "move_section_ms", "{:.1f}"),
+    ("floor r/s", "rps_floor", "{:.1f}"),
+    ("page r/s", "rps_page", "{:.1f}"),
+    ("304 r/s", "rps_not_modified", "{:.1f}"),
+    ("page/floor", "page_ratio", "{:.3f}"),
+    ("304/floor", "not_modified_ratio", "{:.3f}"),
+]
+
+
+def scratch_database(database, size, directory, postgres_url):
+    """Create an empty database for one run; return its URL and a function that drops it."""
+    if database == "sqlite":
+        return f"sqlite:///{directory}/bench-{size}.sqlite3", lambda: None
+    import psycopg
+
+    name = f"bench_{os.getpid()}_{size}"
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}"')
+
+    def drop():
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    return urlsplit(postgres_url)._replace(path=f"/{name}").geturl(), drop
+
+
+def measure(database, size, args, directory):
+    """Run bench/measure.py for one database and size; return its measurements."""
+    url, drop = scratch_database(database, size, directory, args.postgres_url)
+    out = Path(directory) / f"{database}-{size}.json"
+    env = {key: value for key, value in os.environ.items() if not key.startswith("DJANGO_")}
+    env.update(
+        DATABASE_URL=url,
+        DJANGO_SETTINGS_MODULE="bench.settings",
+        DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
+    )
+    command = [sys.executable, "-m", "bench.measure", "--size", str(size), "--out", str(out)]
+    command += ["--duration", str(args.duration), "--connections", str(args.connections)]
+    command += ["--workers", str(args.workers)]
+    try:
+        subprocess.run(command, cwd=ROOT, env=env, check=True)
+    finally:
+        drop()
+    result = json.loads(out.read_text(encoding="utf-8"))
+    result["page_ratio"] = result["rps_page"] / result["rps_floor"]
+    if result["rps_not_modified"] is not None:
+        result["not_modified_ratio"] = result["rps_not_modified"] / result["rps_floor"]
+    else:
+        result["not_modified_ratio"] = None
+    return result
+
+
+def table(results):
+    """Return the results as a Markdown table, one row per database and size."""
+    rows = [[title for title, _, _ in COLUMNS]]
+    for result in results:
+        rows.append(
+            [
+                "–" if result.get(key) is None else form.format(result[key])
+                for _, key, form in COLUMNS
+            ]
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
+    lines = ["| " + " | ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)) + " |"
+             for row in rows]  # fmt: skip
+    lines.insert(1, "| " + " | ".join("-" * (w - 1) + ":" for w in widths) + " |")
+    return "\n".join(lines)
+
+
+def checks(results, sizes):
+    """Return ``(passed, line)`` for each target, per database."""
+    lines = []
+    for database in dict.fromkeys(result["database"] for result in results):
+        rows = [result for result in results if result["database"] == database]
+
+        def listed(key, form="{:.3f}", rows=rows):
+            return ", ".join("none" if r[key] is None else form.format(r[key]) for r in rows)
+
+        ratios = [r["page_ratio"] for r in rows]
+        lines.append(
+            (
+                min(ratios) >= PAGE_FLOOR_RATIO,
+                f"{database}: warm page / floor >= {PAGE_FLOOR_RATIO}: {listed('page_ratio')}",
+            )
+        )
+        queries = {(r["queries_cold"], r["queries_warm"]) for r in rows}
+        cold, warm = max(q[0] for q in queries), max(q[1] for q in queries)
+        lines.append(
+            (
+                len(queries) == 1 and cold <= MAX_QUERIES_COLD and warm <= MAX_QUERIES_WARM,
+                f"{database}: queries per page the same at every size, cold <= "
+                f"{MAX_QUERIES_COLD}, warm <= {MAX_QUERIES_WARM}: cold "
+                f"{listed('queries_cold', '{}')}; warm {listed('queries_warm', '{}')}",
+            )
+        )
+        toc = {r["size"]: r["toc_ms"] for r in rows}
+        if 2000 in toc and 20000 in toc:
+            growth = toc[20000] / toc[2000]
+            lines.append(
+                (
+                    growth <= TOC_GROWTH,
+                    f"{database}: TOC(20,000) / TOC(2,000) <= {TOC_GROWTH}: {growth:.1f}",
+                )
+            )
+        else:
+            lines.append((None, f"{database}: TOC(20,000) / TOC(2,000): not measured"))
+        not_modified = [r["not_modified_ratio"] for r in rows]
+        lines.append(
+            (
+                None not in not_modified and min(not_modified) >= NOT_MODIFIED_FLOOR_RATIO,
+                f"{database}: 304 / floor >= {NOT_MODIFIED_FLOOR_RATIO}: "
+                f"{listed('not_modified_ratio')}"
+                + (" (no ETag, so no 304)" if None in not_modified else ""),
+            )
+        )
+        failures = [sum(r["wrk_errors"].values()) for r in rows]
+        lines.append(
+            (
+                not any(failures),
+                f"{database}: no request under load failed or timed out: "
+                + ", ".join(map(str, failures)),
+            )
+        )
+        lines.append(
+            (
+                all(r["writes_seen"] for r in rows),
+                f"{database}: pages show an added chapter and a moved section at once: "
+                + ", ".join("yes" if r["writes_seen"] else "NO" for r in rows),
+            )
+        )
+    return lines
+
+
+def machine():
+    """Return a line describing this machine, for the record."""
+    cpu = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        models = [
+            line.split(":", 1)[1].strip()
+            for line in cpuinfo.read_text().splitlines()
+            if line.startswith("model name")
+        ]
+        cpu = models[0] if models else cpu
+    memory = ""
+    if hasattr(os, "sysconf"):
+        memory = f", {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB"
+    return (
+        f"{platform.node()}: {cpu}, {os.cpu_count()} cores{memory}; {platform.system()} "
+        f"{platform.release()}; Python {platform.python_version()}"
+    )
+
+
+def main():
+    """Measure every database and size, print the table and the targets; exit 1 on a miss."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="222,2000,20000", help="tree sizes, in nodes")
+    parser.add_argument("--databases", default="sqlite,postgresql")
+    parser.add_argument("--duration", type=int, default=10, help="seconds of each wrk run")
+    parser.add_argument("--connections", type=int, default=8, help="wrk's connections")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn's workers")
+    parser.add_argument(
+        "--postgres-url",
+        default="postgres://postgres@127.0.0.1:5432/postgres",
+        help="a PostgreSQL database to connect to while creating and dropping scratch ones",
+    )
+    parser.add_argument("--json", help="also write the measurements to this file")
+    parser.add_argument("--no-fail", action="store_true", help="exit 0 even if a target fails")
+    args = parser.parse_args()
+    sizes = [int(size) for size in args.sizes.split(",")]
+    databases = args.databases.split(",")
+    if unknown := set(databases) - {"sqlite", "postgresql"}:
+        parser.error(f"unknown database {', '.join(sorted(unknown))}: sqlite or postgresql")
+    if shutil.which("wrk") is None:
+        sys.exit("bench/run.py: wrk is missing; install it with: sudo apt-get install -y wrk")
+
+    started = datetime.now(UTC)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="bench-") as directory:
+        for database in databases:
+            for size in sizes:
+                print(f"== {database}, {size:,} nodes", file=sys.stderr, flush=True)
+                results.append(measure(database, size, args, directory))
+    cache = results[0]["cache"]
+    print(f"\n{started:%Y-%m-%d %H:%M} UTC, {machine()}")
+    print(
+        f"cache {cache}; gunicorn {args.workers} workers; wrk {args.connections} connections, "
+        f"{args.duration} s per run\n"
+    )
+    print(table(results))
+    print()
+    failed = False
+    for passed, line in checks(results, sizes):
+        word = {True: "PASS", False: "FAIL", None: "----"}[passed]
+        failed |= passed is False
+        print(f"{word}  {line}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2), encoding="utf-8")
+    sys.exit(1 if failed and not args.no_fail else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,16 @@
+"""Settings for the benchmark's server: the project's, with the floor's URL added.
+
+``BENCH_FLOOR_FILE`` names a file holding the bytes of the chapter page being measured; the
+floor view (bench/urls.py) answers with them. Static files keep their own names, as in the
+tests: the benchmark serves pages, not static files, and needs no collectstatic.
+"""
+
+from wiki.settings import *  # noqa: F403
+
+ROOT_URLCONF = "bench.urls"
+# Django's test client, which the in-process measurements use, asks for "testserver".
+ALLOWED_HOSTS = [*ALLOWED_HOSTS, "testserver"]  # noqa: F405
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
