@@ -7,9 +7,11 @@ costs no query), ``body_html`` (its sanitized body, so a page view renders no Ma
 body's headings with their ids, for the page's "On this page" list).
 """
 
+from datetime import UTC, datetime
+
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_unicode_slug
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.db.models import Max, Q
 from django.db.models.functions import Length
 from django.db.models.signals import post_save
@@ -795,11 +797,19 @@ class WikiVersion(models.Model):
             backup and edited again never reuses a token whose pages a cache still holds.
             ``changed`` is the time of the latest write. A database emptied by ``flush``
             has no row until its next write: then ``("0", None)``.
+
+        Every cached page reads this, so it is one plain SQL statement: through the ORM
+        (``values_list().first()``) it cost more than the rest of a cached page together
+        (0.8 of 1.3 ms in-process on the curriculum; ``bench/README.md``).
         """
-        row = cls.objects.filter(pk=1).values_list("number", "changed").first()
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT number, changed FROM {cls._meta.db_table} WHERE id = 1")
+            row = cursor.fetchone()
         if row is None:
             return "0", None
         number, changed = row
+        if isinstance(changed, str):  # SQLite hands back the text it stores, in UTC
+            changed = datetime.fromisoformat(changed).replace(tzinfo=UTC)
         return f"{number}-{changed:%Y%m%d%H%M%S%f}", changed
 
 
