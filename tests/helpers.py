@@ -1,6 +1,11 @@
 """Helpers for reading the tree and pages back in tests."""
 
+import os
+import subprocess
+import sys
+
 from bs4 import BeautifulSoup
+from django.conf import settings
 
 from chapters.models import Node
 
@@ -64,3 +69,36 @@ def toc_outline(page):
 
     walk(nav.find("ol"), 0)
     return "\n".join(lines) + "\n"
+
+
+def run_with_environment(code, **env):
+    """Run Python ``code`` in a fresh interpreter with only ``env`` of the project's variables.
+
+    Settings are read once per process, so a test of what the environment makes of them runs
+    them in another one. Every ``DJANGO_*``, ``DATABASE_URL`` and ``REDIS_URL`` variable of
+    this process is left out; ``env`` gives the ones that count.
+
+    Args:
+        code: Python source run with the project's folder as the working directory.
+        **env: the environment variables to set.
+
+    Returns:
+        What ``code`` printed, stripped of surrounding white space.
+
+    Raises:
+        subprocess.CalledProcessError: ``code`` failed.
+    """
+    clean = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("DJANGO_", "DATABASE_URL", "REDIS_URL"))
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=settings.BASE_DIR,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout.strip()

@@ -1,14 +1,13 @@
 """The cache: local memory in each process, or one Redis for every app server (REDIS_URL)."""
 
-import os
 import pickle
-import subprocess
-import sys
 
 import pytest
 import redis
 from django.conf import settings
 from django.core.cache import cache
+
+from tests.helpers import run_with_environment
 
 PRINT_CACHE = (
     "from wiki import settings as s; c = s.CACHES['default']; "
@@ -18,20 +17,7 @@ PRINT_CACHE = (
 
 def cache_settings(**env):
     """Return the default cache's backend and location that ``env`` gives, as printed words."""
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("DJANGO_", "DATABASE_URL", "REDIS_URL"))
-    }
-    result = subprocess.run(
-        [sys.executable, "-c", PRINT_CACHE],
-        cwd=settings.BASE_DIR,
-        env={**clean, "DJANGO_SECRET_KEY": "k", **env},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return result.stdout.split()
+    return run_with_environment(PRINT_CACHE, DJANGO_SECRET_KEY="k", **env).split()
 
 
 def test_settings_cache_in_local_memory_without_redis_url():

@@ -7,6 +7,8 @@ import sys
 
 from django.conf import settings
 
+from tests.helpers import run_with_environment
+
 PRINT_DATABASE = (
     "import django; django.setup(); from django.conf import settings; "
     "db = settings.DATABASES['default']; print(db['ENGINE'], db['NAME'], settings.DEBUG)"
@@ -75,16 +77,7 @@ PRINT_HTTPS = (
 
 def https_settings(**env):
     """Return the HTTPS-related settings that ``env`` gives, as printed words."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_URL"))}
-    result = subprocess.run(
-        [sys.executable, "-c", PRINT_HTTPS],
-        cwd=settings.BASE_DIR,
-        env={**clean, "DJANGO_SECRET_KEY": "k", **env},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return result.stdout.split()
+    return run_with_environment(PRINT_HTTPS, DJANGO_SECRET_KEY="k", **env).split()
 
 
 def test_settings_serve_plain_http_by_default():

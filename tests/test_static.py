@@ -14,6 +14,8 @@ from django.core.management import call_command
 from django.templatetags.static import static
 from django.test import Client, override_settings
 
+from tests.helpers import run_with_environment
+
 PRINT_STATIC = (
     "from wiki import settings as s; print(s.STORAGES['staticfiles']['BACKEND'], s.MIDDLEWARE[:2])"
 )
@@ -21,16 +23,7 @@ PRINT_STATIC = (
 
 def static_settings(**env):
     """Return the static-file settings that ``env`` gives, as printed."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_URL"))}
-    result = subprocess.run(
-        [sys.executable, "-c", PRINT_STATIC],
-        cwd=settings.BASE_DIR,
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return result.stdout.strip()
+    return run_with_environment(PRINT_STATIC, **env)
 
 
 def test_production_settings_store_static_files_under_hashed_compressed_names():
