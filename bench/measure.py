@@ -57,12 +57,11 @@ def once_ms(function):
 
 def measure_in_process(url):
     """Return the queries and timings of ``url``'s page and of the table of contents."""
-    from django.core.cache import cache
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from chapters import navigation
+    from chapters import caching, navigation
 
     client = Client()
 
@@ -73,7 +72,7 @@ def measure_in_process(url):
         return response
 
     get()  # loads templates and URLs once, so "cold" measures only an empty cache
-    cache.clear()
+    caching.clear()
     with CaptureQueriesContext(connection) as cold:
         get()
     with CaptureQueriesContext(connection) as warm:
@@ -82,9 +81,9 @@ def measure_in_process(url):
         "queries_cold": len(cold),
         "queries_warm": len(warm),
         "page_bytes": len(page.content),
-        "page_cold_ms": median_ms(get, before=cache.clear),
+        "page_cold_ms": median_ms(get, before=caching.clear),
         "page_warm_ms": median_ms(get),
-        "toc_ms": median_ms(navigation.table_of_contents, before=cache.clear),
+        "toc_ms": median_ms(navigation.table_of_contents, before=caching.clear),
     }
 
 

@@ -19,7 +19,7 @@ changes them is a new version too, for the cache and for browsers). So:
 
 import hashlib
 from functools import cache as once
-from functools import wraps
+from functools import lru_cache, wraps
 from pathlib import Path
 
 from django.conf import settings
@@ -32,10 +32,13 @@ from django.views.decorators.http import condition
 
 from .models import WikiVersion
 
-__all__ = ["cached_page", "can_edit", "source_digest", "version"]
+__all__ = ["cached_page", "can_edit", "clear", "source_digest", "version"]
 
 # What the pages are made from, besides the database.
 SOURCES = ["chapters", "wiki", "templates", "static"]
+
+# How many whole pages each process keeps in its own memory, besides Django's cache.
+PAGES_IN_PROCESS = 16
 
 
 def source_digest(root, folders):
@@ -141,6 +144,32 @@ def _last_modified(request, *args, **kwargs):
     return None if _viewer(request) is None else _version(request)[1]
 
 
+@lru_cache(maxsize=PAGES_IN_PROCESS)
+def _kept_page(key, version):
+    """Return the page stored in Django's cache under ``key`` and ``version``, kept in memory.
+
+    A page stored under a version never changes (the next edit is a new version), so a
+    process may keep the last pages it read: the most read pages are then served without
+    copying them out of the cache. Django's cache pickles what it keeps, and reading a page
+    back costs a copy of all its bytes (a 5.6 MB page at 20,000 nodes) from local memory, or
+    a transfer from Redis. At most ``PAGES_IN_PROCESS`` pages, the most recently read.
+
+    Raises:
+        LookupError: the cache holds no such page (an exception, so that ``lru_cache``
+            keeps nothing for it).
+    """
+    content = cache.get(key, version=version)
+    if content is None:
+        raise LookupError(key)
+    return content
+
+
+def clear():
+    """Empty Django's cache and forget the pages this process keeps (tests, the benchmark)."""
+    cache.clear()
+    _kept_page.cache_clear()
+
+
 def cached_page(view):
     """Serve ``view``'s pages with conditional GET, and to readers from the cache.
 
@@ -159,9 +188,10 @@ def cached_page(view):
         if not _is_reader(request):
             return view(request, *args, **kwargs)
         key = f"page:{hashlib.sha256(request.path.encode()).hexdigest()}"
-        content = cache.get(key, version=version(request))
-        if content is not None:
-            return HttpResponse(content)
+        try:
+            return HttpResponse(_kept_page(key, version(request)))
+        except LookupError:
+            pass
         response = view(request, *args, **kwargs)
         if response.status_code == 200 and not response.streaming and not response.cookies:
             cache.set(key, response.content, version=version(request))

@@ -5,12 +5,12 @@ import os
 
 import pytest
 from django.conf import settings
-from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
+from chapters import caching
 from chapters.outline import build_fixture, parse_outline
 from tests.helpers import SMALL_TREE
 
@@ -87,4 +87,4 @@ def empty_cache():
     Each test's database is rolled back to the same version of the wiki, so pages cached by
     one test would otherwise be served to the next.
     """
-    cache.clear()
+    caching.clear()

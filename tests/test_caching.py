@@ -12,7 +12,7 @@ from django.db import connection
 from django.utils.http import http_date
 from pytest_django.asserts import assertHTMLEqual
 
-from chapters import history
+from chapters import caching, history
 from chapters.caching import SOURCES, source_digest
 from chapters.models import Link, Node, PathRedirect, WikiVersion
 from tests.helpers import node, soup
@@ -108,7 +108,7 @@ def test_every_edit_shows_at_once_on_another_page(client, small_tree, admin_user
     assert reader_page(client, CHAPTER_FIVE) == before  # now cached
     EDITS[kind]()
     after = reader_page(client, CHAPTER_FIVE)
-    cache.clear()
+    caching.clear()
     assert after != before
     assert after == reader_page(client, CHAPTER_FIVE)  # what a fresh rendering shows
 
@@ -195,7 +195,7 @@ def test_matching_conditional_get_is_304_without_rendering(
 ):
     first = client.get(CHAPTER_FIVE)
     validator = first["ETag" if header == "HTTP_IF_NONE_MATCH" else "Last-Modified"]
-    cache.clear()  # nothing to serve from: a 304 must not need it
+    caching.clear()  # nothing to serve from: a 304 must not need it
     with django_assert_num_queries(1):  # the version
         response = client.get(CHAPTER_FIVE, **{header: validator})
     assert (response.status_code, response.content, response.templates) == (304, b"", [])
@@ -369,3 +369,22 @@ def test_with_debug_on_an_edited_template_shows_at_once(client, small_tree, sett
     assert second.status_code == 200
     assert second["ETag"] != first["ETag"]
     assert second.templates  # rendered, not from the cache
+
+
+@pytest.mark.django_db
+def test_process_keeps_the_pages_it_read_last(client, small_tree, django_assert_num_queries):
+    cached = client.get(CHAPTER_FIVE)
+    client.get(CHAPTER_FIVE)  # read back from Django's cache, and now kept by the process
+    cache.clear()
+    with django_assert_num_queries(1):  # the version
+        kept = client.get(CHAPTER_FIVE)
+    assert (kept.templates, kept.content) == ([], cached.content)
+
+
+@pytest.mark.django_db
+def test_process_keeps_at_most_a_bounded_number_of_pages(client, small_tree):
+    paths = [chapter.get_absolute_url() for chapter in Node.objects.filter(kind="chapter")]
+    for path in paths * 2:
+        client.get(path)
+    assert caching._kept_page.cache_info().currsize == len(paths) <= caching.PAGES_IN_PROCESS
+    assert caching._kept_page.cache_info().maxsize == caching.PAGES_IN_PROCESS == 16
