@@ -196,14 +196,14 @@ def _around(node):
 
     Those are its ancestors (by the prefixes of its path), its siblings when it is a chapter
     (for the neighbours) and its whole subtree (for its children's readiness), in tree order:
-    django-mptt's ``get_cached_trees()`` links them, as they are closed under parents. Only
+    :func:`cache_trees` links them, as they are closed under parents. Only
     ``node`` and its descendants get a right ``readiness``; its ancestors' children are
     partial, and their readiness is not used.
     """
     near = Q(path__in=node.ancestor_paths()) | Q(pk=node.pk) | Q(path__startswith=f"{node.path}/")
     if node.is_chapter:
         near |= Q(parent_id=node.parent_id)
-    roots = Node.objects.for_navigation().filter(near).get_cached_trees()
+    roots = cache_trees(Node.objects.for_navigation().filter(near))
     for root in roots:
         _count_chapters(root)
     return find(roots, node.pk)
