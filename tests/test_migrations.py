@@ -13,55 +13,55 @@ def test_migrations_are_up_to_date():
     call_command("makemigrations", "--check", "--dry-run", verbosity=0)
 
 
-@pytest.mark.django_db(transaction=True)
-def test_migration_fills_body_text_of_nodes_saved_before_it():
-    before = [("chapters", "0002_history_and_redirects")]
+def store_before(migration, **fields):
+    """Migrate the database back to ``migration`` and store an area with its model then.
+
+    Args:
+        migration: the name of a migration of the chapters app.
+        **fields: the area's fields besides its title, slug, kind, path and tree fields.
+
+    Returns:
+        The migration executor, for migrating forward again.
+    """
+    before = [("chapters", migration)]
     executor = MigrationExecutor(connection)
     executor.migrate(before)
     old_node = executor.loader.project_state(before).apps.get_model("chapters", "Node")
     old_node.objects.create(
-        title="Area",
-        slug="area",
-        kind="section",
-        path="area",
-        body="x",
-        body_html="<p>Kernels &amp; <em>fusion</em></p>",
-        lft=1,
-        rght=2,
-        tree_id=1,
-        level=0,
-    )
+        title="Area", slug="area", kind="section", path="area", lft=1, rght=2, tree_id=1, level=0,
+        **fields,
+    )  # fmt: skip
+    return MigrationExecutor(connection)
+
+
+def migrate_to_latest():
+    """Migrate the database forward to the chapters app's latest migration."""
     executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes("chapters"))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migration_fills_body_text_of_nodes_saved_before_it():
+    executor = store_before(
+        "0002_history_and_redirects", body="x", body_html="<p>Kernels &amp; <em>fusion</em></p>"
+    )
     after = [("chapters", "0003_node_body_text")]
     executor.migrate(after)
     filled = executor.loader.project_state(after).apps.get_model("chapters", "Node")
     body_text = filled.objects.get(slug="area").body_text
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes("chapters"))
+    migrate_to_latest()
     assert body_text == "Kernels & fusion"
 
 
 @pytest.mark.django_db(transaction=True)
 def test_migration_fills_headings_and_leaves_stored_html_alone():
-    before = [("chapters", "0005_links")]
-    executor = MigrationExecutor(connection)
-    executor.migrate(before)
-    old_node = executor.loader.project_state(before).apps.get_model("chapters", "Node")
-    old_node.objects.create(
-        title="Area",
-        slug="area",
-        kind="section",
-        path="area",
+    store_before(
+        "0005_links",
         body="## Fusion\n\nCosts $O(n)$.",
         body_html="<h2>Fusion</h2>\n<p>Costs $O(n)$.</p>",
         body_text="Fusion Costs $O(n)$.",
-        lft=1,
-        rght=2,
-        tree_id=1,
-        level=0,
     )
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes("chapters"))
+    migrate_to_latest()
     node = Node.objects.get(slug="area")
     assert node.headings == [{"level": 2, "id": "fusion", "title": "Fusion"}]
     assert node.body_html == "<h2>Fusion</h2>\n<p>Costs $O(n)$.</p>"
