@@ -27,7 +27,7 @@ def section_rows(area=None):
         for node in nodes:
             if not node.is_chapter:
                 rows.append((node, depth))
-                walk(node.get_children(), depth + 1)
+                walk(node.cached_children, depth + 1)
 
     roots = table_of_contents()
     walk([root for root in roots if area is None or root.pk == area.pk], 0)
