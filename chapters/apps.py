@@ -9,3 +9,11 @@ class ChaptersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "chapters"
     verbose_name = "Curriculum"
+
+    def ready(self):
+        """Watch every PostgreSQL connection for writes (``chapters.version_watch``)."""
+        from django.db.backends.signals import connection_created
+
+        from .version_watch import install
+
+        connection_created.connect(install, dispatch_uid="chapters.version_watch.install")

@@ -12,6 +12,7 @@ from hypothesis import settings as hypothesis_settings
 
 from chapters import caching
 from chapters.outline import build_fixture, parse_outline
+from chapters.version_watch import watch
 from tests.helpers import SMALL_TREE
 
 # The property tests (tests/test_properties.py). "ci", the default, runs few, fixed sequences:
@@ -88,3 +89,12 @@ def empty_cache():
     one test would otherwise be served to the next.
     """
     caching.clear()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def stop_listening(django_db_setup):
+    """Close this process's connection listening for the wiki's version
+    (``chapters.version_watch``) before the test database is dropped: PostgreSQL drops no
+    database that a connection is open to."""
+    yield
+    watch.close()

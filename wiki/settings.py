@@ -135,6 +135,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # transactions (pages) take no write lock. See chapters.models.lock_tree.
     DATABASES["default"].setdefault("OPTIONS", {}).update(transaction_mode="IMMEDIATE", timeout=20)
 
+# On PostgreSQL, each process learns of a new version of the wiki by a notification instead
+# of a query per page (chapters.version_watch). WIKI_VERSION_NOTIFY=0 switches that off, as
+# behind PgBouncer's transaction pooling, where a LISTEN does not last.
+WIKI_VERSION_NOTIFY = os.environ.get("WIKI_VERSION_NOTIFY", "1") != "0"
+
 # One cache for every app server when REDIS_URL names a Redis; otherwise each process keeps
 # its own in memory, which is right for one process (bin/serve, the tests).
 REDIS_URL = os.environ.get("REDIS_URL", "")

@@ -1,0 +1,194 @@
+"""Each process's version of the wiki: from memory on PostgreSQL until a notification.
+
+The PostgreSQL tests commit (``transaction=True``): notifications are sent only at commit,
+and inside the rolled-back transaction of the other tests the version is read with a query.
+"""
+
+import time
+
+import psycopg
+import pytest
+from django.db import connection, transaction
+
+from chapters.models import Node, WikiVersion
+from chapters.version_watch import CHANNEL, forget_after_writes, watch
+from tests.test_admin import change_url, form_data
+from tests.test_caching import BEFORE_EDIT, CHAPTER_FIVE, EDITS, reader_page
+
+committed = pytest.mark.django_db(transaction=True)
+
+
+def other_connection():
+    """Return a psycopg connection of its own to the test database, in autocommit mode,
+    standing for another server process."""
+    return psycopg.connect(**connection.get_connection_params(), autocommit=True)
+
+
+def wait_for_version(old, seconds=10):
+    """Return ``watch.current()`` once it differs from ``old``; fail after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while (current := watch.current()) == old:
+        assert time.monotonic() < deadline, f"no notification within {seconds} s"
+        time.sleep(0.005)
+    return current
+
+
+@pytest.mark.django_db
+def test_inside_a_transaction_the_version_is_read_with_a_query(
+    small_tree, django_assert_num_queries
+):
+    with django_assert_num_queries(1):
+        before = watch.current()
+    assert before == WikiVersion.current()
+    Node.objects.filter(title="Chapter One").update(title="Chapter 1")
+    with django_assert_num_queries(1):
+        after = watch.current()
+    assert after == WikiVersion.current() != before
+
+
+@pytest.mark.postgresql
+def test_the_migrated_trigger_notifies_the_channel_at_commit(transactional_db):
+    with other_connection() as listener, other_connection() as writer:
+        listener.execute(f"LISTEN {CHANNEL}")
+        with writer.transaction():
+            writer.execute(
+                "INSERT INTO chapters_pathredirect (old_path, node_id) "
+                "SELECT 'old/path', id FROM chapters_node LIMIT 0"
+            )
+            writer.execute("UPDATE chapters_node SET lft = lft WHERE false")
+            assert list(listener.notifies(timeout=0.2)) == []  # nothing before the commit
+        received = list(listener.notifies(timeout=5, stop_after=1))
+        assert [(n.channel, n.payload) for n in received] == [(CHANNEL, "")]
+        assert list(listener.notifies(timeout=0.2)) == []  # one per transaction
+
+
+@pytest.mark.postgresql
+@committed
+def test_the_version_is_read_once_until_another_process_writes(
+    small_tree, django_assert_num_queries
+):
+    watch.close()
+    with django_assert_num_queries(1):
+        first = watch.current()
+    with django_assert_num_queries(0):
+        assert [watch.current() for _ in range(3)] == [first] * 3
+    with other_connection() as writer:
+        writer.execute("UPDATE chapters_node SET title = 'Chapter 1' WHERE title = 'Chapter One'")
+    changed = wait_for_version(first)
+    assert changed == WikiVersion.current() != first
+    with django_assert_num_queries(0):
+        assert watch.current() == changed
+
+
+@pytest.mark.postgresql
+@committed
+def test_another_process_edit_shows_on_the_cached_pages(client, small_tree):
+    before = reader_page(client, CHAPTER_FIVE).decode()
+    assert ">Chapter One</a>" in before
+    version = watch.current()
+    with other_connection() as writer:
+        writer.execute("UPDATE chapters_node SET title = 'Chapter 1' WHERE title = 'Chapter One'")
+    wait_for_version(version)
+    after = reader_page(client, CHAPTER_FIVE).decode()
+    assert ">Chapter 1</a>" in after
+    assert ">Chapter One</a>" not in after
+
+
+@pytest.mark.postgresql
+@committed
+@pytest.mark.parametrize("kind", EDITS)
+def test_every_edit_of_this_process_shows_at_once(client, small_tree, kind):
+    BEFORE_EDIT.get(kind, lambda: None)()
+    before = reader_page(client, CHAPTER_FIVE)
+    assert reader_page(client, CHAPTER_FIVE) == before  # now cached
+    EDITS[kind]()
+    after = reader_page(client, CHAPTER_FIVE)  # no waiting for the notification
+    assert after != before
+
+
+@pytest.mark.postgresql
+@committed
+def test_an_edit_in_the_admin_shows_at_once(client, small_tree, admin_user):
+    reader_page(client, CHAPTER_FIVE)
+    client.force_login(admin_user)
+    response = client.post(change_url("Chapter One"), form_data("Chapter One", title="Chapter 1"))
+    assert response.status_code == 302, response.content.decode()[:2000]
+    client.logout()
+    assert ">Chapter 1</a>" in reader_page(client, CHAPTER_FIVE).decode()
+
+
+@pytest.mark.postgresql
+@committed
+def test_a_rolled_back_write_forgets_nothing(small_tree, django_assert_num_queries):
+    watch.close()
+    version = watch.current()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        Node.objects.filter(title="Chapter One").update(title="Chapter 1")
+        raise RuntimeError
+    with django_assert_num_queries(0):
+        assert watch.current() == version
+
+
+@pytest.mark.postgresql
+@committed
+def test_a_lost_listening_connection_falls_back_to_a_query_then_listens_again(
+    small_tree, django_assert_num_queries
+):
+    watch.close()
+    version = watch.current()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND query = %s",
+            [f"LISTEN {CHANNEL}"],
+        )
+        assert cursor.fetchone() == (True,)
+    time.sleep(0.2)  # the server closes the connection
+    with django_assert_num_queries(1):
+        assert watch.current() == version  # read with a query: the old listener is gone
+    with django_assert_num_queries(1):
+        assert watch.current() == version  # a new one listens and reads once
+    with django_assert_num_queries(0):
+        assert watch.current() == version
+
+
+@pytest.mark.postgresql
+@committed
+def test_with_notifications_off_every_read_is_a_query(
+    small_tree, settings, django_assert_num_queries
+):
+    settings.WIKI_VERSION_NOTIFY = False
+    with django_assert_num_queries(2):
+        watch.current(), watch.current()
+
+
+def test_only_statements_other_than_select_forget_the_version(monkeypatch):
+    forgotten = []
+    monkeypatch.setattr(watch, "forget", lambda: forgotten.append(True))
+
+    class Committed:
+        """A connection out of any transaction: a callback on commit runs at once."""
+
+        def on_commit(self, func):
+            func()
+
+    def execute(sql, params, many, context):
+        return sql
+
+    context = {"connection": Committed()}
+    for sql in ["SELECT 1", "  select number FROM chapters_wikiversion"]:
+        assert forget_after_writes(execute, sql, None, False, context) == sql
+    assert forgotten == []
+    for sql in ["UPDATE chapters_node SET lft = lft", "INSERT INTO x VALUES (1)", "TRUNCATE x"]:
+        forget_after_writes(execute, sql, None, False, context)
+    assert forgotten == [True] * 3
+
+
+@committed
+def test_every_postgresql_connection_watches_for_writes():
+    connection.ensure_connection()
+    installed = connection.execute_wrappers.count(forget_after_writes)
+    assert installed == (1 if connection.vendor == "postgresql" else 0)
+    connection.close()
+    connection.ensure_connection()  # a new connection: the wrapper is not added twice
+    assert connection.execute_wrappers.count(forget_after_writes) == installed
