@@ -1,7 +1,8 @@
 """HTTP caching of the reader's pages: conditional GET, and whole pages for readers.
 
 Everything is keyed by the wiki's version (``WikiVersion``), which the database bumps on
-every write that changes what a page shows, and which each request reads once, together
+every write that changes what a page shows, and which each request reads once
+(``version_watch``: a query on SQLite, from memory on PostgreSQL until a change), together
 with a digest of the code, templates and static files that make the pages (so a deploy that
 changes them is a new version too, for the cache and for browsers). So:
 
@@ -10,7 +11,7 @@ changes them is a new version too, for the cache and for browsers). So:
   is answered 304 by Django's ``condition`` decorator, before anything is rendered;
 - a page asked for by a reader (a GET or HEAD without a session or messages cookie, so
   anonymous and with no messages waiting) is kept whole in Django's cache under the
-  version and the path, and served from there until the next edit: one query. Signed-in
+  version and the path, and served from there until the next edit: one query at most. Signed-in
   users, staff included, always get a freshly rendered page (it may have their "Edit" link
   or messages), and only a 200 that sets no cookie is kept;
 - every such page says ``Cache-Control: no-cache``, so browsers and proxies ask again
@@ -27,12 +28,21 @@ from django.contrib import messages
 from django.contrib.messages.storage.cookie import CookieStorage
 from django.core.cache import cache
 from django.http import HttpResponse
-from django.utils.cache import patch_cache_control
+from django.urls import Resolver404, resolve
+from django.utils.cache import get_conditional_response, patch_cache_control
+from django.utils.http import http_date
 from django.views.decorators.http import condition
 
-from .models import WikiVersion
+from .version_watch import watch
 
-__all__ = ["cached_page", "can_edit", "clear", "source_digest", "version"]
+__all__ = [
+    "ReaderNotModifiedMiddleware",
+    "cached_page",
+    "can_edit",
+    "clear",
+    "source_digest",
+    "version",
+]
 
 # What the pages are made from, besides the database.
 SOURCES = ["chapters", "wiki", "templates", "static"]
@@ -80,7 +90,7 @@ def _deployed():
 
 
 def version(request):
-    """Return the version of the pages for ``request``, read once per request (one query).
+    """Return the version of the pages for ``request``, read once per request.
 
     Returns:
         The wiki's version token (``WikiVersion.current()``) and the digest of the code,
@@ -91,9 +101,9 @@ def version(request):
 
 
 def _version(request):
-    """Return ``WikiVersion.current()``, kept on the request so it is read only once."""
+    """Return the wiki's version (``version_watch.watch.current()``), once per request."""
     if not hasattr(request, "_wiki_version"):
-        request._wiki_version = WikiVersion.current()
+        request._wiki_version = watch.current()
     return request._wiki_version
 
 
@@ -206,4 +216,54 @@ def cached_page(view):
             patch_cache_control(response, no_cache=True, private=True)
         return response
 
+    respond.cached_page = True  # ReaderNotModifiedMiddleware answers for it
     return respond
+
+
+class ReaderNotModifiedMiddleware:
+    """Answer a reader's conditional GET of a :func:`cached_page` view with 304, early.
+
+    A reader's page (:func:`_is_reader`) has the same ETag at every path, the version and
+    ``reader``, so whether it is still fresh needs neither the session, the user nor the
+    view: this middleware answers it right after the security and static-file middleware,
+    and the rest of the stack (sessions, CSRF, authentication, messages, history, axes) does
+    not run. The answer is what ``cached_page`` would give (Django's
+    ``get_conditional_response``, RFC 9110's preconditions, with the page's ``ETag``,
+    ``Last-Modified`` and ``Cache-Control``). Any other request goes on down the stack,
+    where ``cached_page``'s own ``condition`` decorator still answers 304s (signed-in users
+    and a request whose validators do not match included).
+
+    Args:
+        get_response: the next middleware, as Django passes it.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        """Return a 304 for a reader's matching conditional GET of a page, else the response."""
+        meta = request.META
+        if (
+            ("HTTP_IF_NONE_MATCH" in meta or "HTTP_IF_MODIFIED_SINCE" in meta)
+            and _is_reader(request)
+            and _serves_cached_page(request)
+        ):
+            etag, changed = _etag(request), _last_modified(request)
+            modified = changed and int(changed.timestamp())
+            response = get_conditional_response(request, etag=etag, last_modified=modified)
+            if response is not None and response.status_code == 304:
+                response.headers["ETag"] = etag
+                if changed:
+                    response.headers["Last-Modified"] = http_date(modified)
+                patch_cache_control(response, no_cache=True)
+                return response
+        return self.get_response(request)
+
+
+def _serves_cached_page(request):
+    """Return True when ``request``'s path resolves to a :func:`cached_page` view."""
+    try:
+        match = resolve(request.path_info, urlconf=getattr(request, "urlconf", None))
+    except Resolver404:
+        return False
+    return getattr(match.func, "cached_page", False)

@@ -6,6 +6,7 @@ import bleach.sanitizer
 import markdown
 import pytest
 from django.conf import settings
+from django.contrib.sessions.middleware import SessionMiddleware
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
@@ -201,6 +202,41 @@ def test_matching_conditional_get_is_304_without_rendering(
     assert (response.status_code, response.content, response.templates) == (304, b"", [])
     assert response["ETag"] == first["ETag"]
     assert [each.call_count for each in renderers] == [0, 0]
+
+
+HEADERS_OF_A_304 = ["ETag", "Last-Modified", "Cache-Control"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", [CHAPTER_FIVE, "/area-b/", "/"])
+def test_reader_304_is_answered_before_sessions_and_the_view(client, small_tree, settings, url):
+    etag = client.get(url)["ETag"]
+    with mock.patch.object(
+        SessionMiddleware, "process_request", autospec=True, side_effect=AssertionError
+    ) as sessions:
+        early = client.get(url, HTTP_IF_NONE_MATCH=etag)
+    assert (early.status_code, sessions.call_count) == (304, 0)
+    settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if "ReaderNotModified" not in m]
+    late = client.get(url, HTTP_IF_NONE_MATCH=etag)  # answered by cached_page's decorator
+    assert late.status_code == 304
+    assert {h: early[h] for h in HEADERS_OF_A_304} == {h: late[h] for h in HEADERS_OF_A_304}
+    assert early["Cache-Control"] == "no-cache"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("url", "status"), [("/search/?q=chapter", 200), ("/admin/", 302)])
+def test_reader_etag_sent_to_another_view_is_not_answered_304(client, small_tree, url, status):
+    etag = client.get(CHAPTER_FIVE)["ETag"]
+    assert client.get(url, HTTP_IF_NONE_MATCH=etag).status_code == status
+
+
+@pytest.mark.django_db
+def test_signed_in_user_with_the_reader_etag_gets_their_page(client, small_tree, admin_user):
+    etag = client.get(CHAPTER_FIVE)["ETag"]
+    client.force_login(admin_user)
+    response = client.get(CHAPTER_FIVE, HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 200
+    assert response["ETag"] == etag.replace("-reader", f"-user-{admin_user.pk}-editor")
 
 
 @pytest.mark.django_db

@@ -87,6 +87,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Right after SecurityMiddleware, as WhiteNoise asks: static files skip the rest.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A reader's conditional GET of a page that has not changed is answered 304 here, before
+    # sessions, authentication and the rest (chapters.caching).
+    "chapters.caching.ReaderNotModifiedMiddleware",
     "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
