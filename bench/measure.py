@@ -14,6 +14,7 @@ floor (bench/urls.py), of the warm chapter page, and of the page answered 304 to
 
 import argparse
 import json
+import math
 import os
 import re
 import socket
@@ -30,7 +31,11 @@ import django
 
 REPEAT = 5  # timings are the median of this many runs...
 BUDGET_SECONDS = 10  # ...or of as many as fit in this time
-WARM_UP_SECONDS = 2  # wrk's run before each measured one, to fill every worker's cache
+# wrk's run before each measured one, to fill every worker's cache: this long, plus the time
+# a cold page takes times COLD_PAGES_IN_WARM_UP (each worker renders it once, the workers
+# share the cores, and a page takes seconds at 20,000 nodes).
+WARM_UP_SECONDS = 2
+COLD_PAGES_IN_WARM_UP = 3
 
 
 def median_ms(function, before=None):
@@ -184,12 +189,13 @@ def head_status(url, headers):
         return error.code, error.headers
 
 
-def measure_served(url, page, duration, connections, workers):
+def measure_served(url, page, cold_ms, duration, connections, workers):
     """Serve the project with gunicorn and load it with wrk: floor, warm page, 304.
 
     Args:
         url: the chapter page's path.
         page: the page's bytes, which the floor answers with.
+        cold_ms: the time of the page with the cache empty, to warm every worker up.
         duration: seconds of each measured wrk run.
         connections: wrk's open connections.
         workers: gunicorn's worker processes.
@@ -237,7 +243,8 @@ def measure_served(url, page, duration, connections, workers):
             else:
                 results["not_modified"] = None
             for name, (path, extra) in targets.items():
-                wrk(f"{base}{path}", WARM_UP_SECONDS, connections, extra)
+                warm_up = WARM_UP_SECONDS + math.ceil(COLD_PAGES_IN_WARM_UP * cold_ms / 1000)
+                wrk(f"{base}{path}", warm_up, connections, extra)
                 wait_until_up(f"{base}/bench-floor/")  # after the requests wrk left queued
                 results[name], requests[name], errors[name] = wrk(
                     f"{base}{path}", duration, connections, extra
@@ -283,7 +290,11 @@ def main():
     from django.test import Client
 
     page = Client().get(url).content
-    result.update(measure_served(url, page, args.duration, args.connections, args.workers))
+    result.update(
+        measure_served(
+            url, page, result["page_cold_ms"], args.duration, args.connections, args.workers
+        )
+    )
     result.update(measure_writes())
     Path(args.out).write_text(json.dumps(result, indent=2), encoding="utf-8")
 
