@@ -29,7 +29,7 @@ from django.contrib.messages.storage.cookie import CookieStorage
 from django.core.cache import cache
 from django.http import HttpResponse
 from django.urls import Resolver404, resolve
-from django.utils.cache import get_conditional_response, patch_cache_control
+from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
 from django.views.decorators.http import condition
 
@@ -37,6 +37,7 @@ from .version_watch import watch
 
 __all__ = [
     "ReaderNotModifiedMiddleware",
+    "ReaderPageMiddleware",
     "cached_page",
     "can_edit",
     "clear",
@@ -181,10 +182,12 @@ def clear():
 
 
 def cached_page(view):
-    """Serve ``view``'s pages with conditional GET, and to readers from the cache.
+    """Serve ``view``'s pages with conditional GET, and keep readers' pages in the cache.
 
     For views whose page depends only on the wiki's content, the path and the viewer (not
-    on the query string).
+    on the query string). :class:`ReaderNotModifiedMiddleware` answers readers' 304s and
+    :class:`ReaderPageMiddleware` serves the kept pages, before the view is reached; here the
+    pages are rendered, a reader's is kept, and signed-in users get their 304s.
 
     Args:
         view: a function view.
@@ -195,43 +198,62 @@ def cached_page(view):
 
     @condition(etag_func=_etag, last_modified_func=_last_modified)
     def serve(request, *args, **kwargs):
-        if not _is_reader(request):
-            return view(request, *args, **kwargs)
-        key = f"page:{hashlib.sha256(request.path.encode()).hexdigest()}"
-        try:
-            return HttpResponse(_kept_page(key, version(request)))
-        except LookupError:
-            pass
         response = view(request, *args, **kwargs)
-        if response.status_code == 200 and not response.streaming and not response.cookies:
-            cache.set(key, response.content, version=version(request))
+        if (
+            _is_reader(request)
+            and response.status_code == 200
+            and not response.streaming
+            and not response.cookies
+        ):
+            cache.set(_page_key(request), response.content, version=version(request))
         return response
 
     @wraps(view)
     def respond(request, *args, **kwargs):
         response = serve(request, *args, **kwargs)
         if _is_reader(request):
-            patch_cache_control(response, no_cache=True)
+            _mark_for_readers(response)
         else:
             patch_cache_control(response, no_cache=True, private=True)
         return response
 
-    respond.cached_page = True  # ReaderNotModifiedMiddleware answers for it
+    respond.cached_page = True  # the reader middleware answer for it
     return respond
 
 
-class ReaderNotModifiedMiddleware:
-    """Answer a reader's conditional GET of a :func:`cached_page` view with 304, early.
+def _page_key(request):
+    """Return the cache key of the reader's page at ``request``'s path."""
+    return f"page:{hashlib.sha256(request.path.encode()).hexdigest()}"
 
-    A reader's page (:func:`_is_reader`) has the same ETag at every path, the version and
-    ``reader``, so whether it is still fresh needs neither the session, the user nor the
-    view: this middleware answers it right after the security and static-file middleware,
-    and the rest of the stack (sessions, CSRF, authentication, messages, history, axes) does
-    not run. The answer is what ``cached_page`` would give (Django's
-    ``get_conditional_response``, RFC 9110's preconditions, with the page's ``ETag``,
-    ``Last-Modified`` and ``Cache-Control``). Any other request goes on down the stack,
-    where ``cached_page``'s own ``condition`` decorator still answers 304s (signed-in users
-    and a request whose validators do not match included).
+
+def _mark_for_readers(response):
+    """Say that a reader's page must be revalidated and depends on the cookies sent."""
+    patch_cache_control(response, no_cache=True)
+    patch_vary_headers(response, ["Cookie"])
+
+
+# The request headers that make a GET conditional (RFC 9110, section 13.1).
+PRECONDITIONS = (
+    "HTTP_IF_MATCH",
+    "HTTP_IF_NONE_MATCH",
+    "HTTP_IF_MODIFIED_SINCE",
+    "HTTP_IF_UNMODIFIED_SINCE",
+)
+
+
+class ReaderNotModifiedMiddleware:
+    """Answer a reader's conditional GET of a :func:`cached_page` view first: 304 when the
+    reader's copy is current.
+
+    A reader's page (:func:`_is_reader`) is the same for every reader and has the same ETag
+    at every path, the version and ``reader``, so whether a reader's copy is current needs
+    neither the session, the user nor the view. This middleware comes right after the
+    security and static-file middleware, and nothing after it runs for a 304: it has no
+    body, and a browser keeps the other headers of the page it has (RFC 9111, section
+    4.3.4), so the CSP and frame options need not be built for it. The preconditions are
+    Django's ``get_conditional_response`` (RFC 9110, section 13.2.2, as the ``condition``
+    decorator checks them), and the answer has the page's ``ETag``, ``Last-Modified``,
+    ``Cache-Control`` and ``Vary``. Any other request goes on down the stack.
 
     Args:
         get_response: the next middleware, as Django passes it.
@@ -241,29 +263,79 @@ class ReaderNotModifiedMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        """Return a 304 for a reader's matching conditional GET of a page, else the response."""
-        meta = request.META
+        """Return a reader's 304 (or 412) when the preconditions say so, else go on."""
         if (
-            ("HTTP_IF_NONE_MATCH" in meta or "HTTP_IF_MODIFIED_SINCE" in meta)
+            any(header in request.META for header in PRECONDITIONS)
             and _is_reader(request)
             and _serves_cached_page(request)
         ):
-            etag, changed = _etag(request), _last_modified(request)
-            modified = changed and int(changed.timestamp())
-            response = get_conditional_response(request, etag=etag, last_modified=modified)
-            if response is not None and response.status_code == 304:
-                response.headers["ETag"] = etag
-                if changed:
-                    response.headers["Last-Modified"] = http_date(modified)
-                patch_cache_control(response, no_cache=True)
+            response = _precondition_answer(request)
+            if response is not None:
                 return response
         return self.get_response(request)
 
 
+class ReaderPageMiddleware:
+    """Answer a reader's request for a :func:`cached_page` view with the page kept in the
+    cache, before the view.
+
+    It comes after the middleware that sets headers on every response (CSP,
+    ``Content-Length``, frame options) and before the ones with nothing to do for an
+    anonymous GET (sessions, CSRF, authentication, messages, history, axes), which then do
+    not run. Its answer is the view's: the same bytes and headers (``ETag``,
+    ``Last-Modified``, ``Cache-Control: no-cache``, ``Vary: Cookie``), and a 304 when the
+    preconditions say so (when :class:`ReaderNotModifiedMiddleware` has not answered it).
+    When no page is kept, the request goes on to the view, which renders and keeps it.
+
+    Args:
+        get_response: the next middleware, as Django passes it.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        """Return the kept page (or a 304) for a reader, else go on to the view."""
+        if _is_reader(request) and _serves_cached_page(request):
+            response = _precondition_answer(request)
+            if response is None:
+                try:
+                    content = _kept_page(_page_key(request), version(request))
+                except LookupError:
+                    return self.get_response(request)
+                response = _with_reader_headers(request, HttpResponse(content))
+            return response
+        return self.get_response(request)
+
+
+def _precondition_answer(request):
+    """Return the answer to a reader's preconditions (a 304 or 412), or None to go on."""
+    _, changed = _version(request)
+    modified = changed and int(changed.timestamp())
+    response = get_conditional_response(request, etag=_etag(request), last_modified=modified)
+    return None if response is None else _with_reader_headers(request, response)
+
+
+def _with_reader_headers(request, response):
+    """Return ``response`` with the headers ``cached_page`` gives a reader's page."""
+    response.headers["ETag"] = _etag(request)
+    changed = _version(request)[1]
+    if changed:
+        response.headers["Last-Modified"] = http_date(int(changed.timestamp()))
+    _mark_for_readers(response)
+    return response
+
+
 def _serves_cached_page(request):
-    """Return True when ``request``'s path resolves to a :func:`cached_page` view."""
-    try:
-        match = resolve(request.path_info, urlconf=getattr(request, "urlconf", None))
-    except Resolver404:
-        return False
-    return getattr(match.func, "cached_page", False)
+    """Return True when ``request``'s path resolves to a :func:`cached_page` view.
+
+    Resolved once per request; both middleware ask.
+    """
+    if not hasattr(request, "_serves_cached_page"):
+        try:
+            match = resolve(request.path_info, urlconf=getattr(request, "urlconf", None))
+        except Resolver404:
+            request._serves_cached_page = False
+        else:
+            request._serves_cached_page = getattr(match.func, "cached_page", False)
+    return request._serves_cached_page

@@ -5,6 +5,7 @@ from unittest import mock
 import bleach.sanitizer
 import markdown
 import pytest
+from csp.middleware import CSPMiddleware
 from django.conf import settings
 from django.contrib.sessions.middleware import SessionMiddleware
 from django.core.cache import cache
@@ -204,23 +205,41 @@ def test_matching_conditional_get_is_304_without_rendering(
     assert [each.call_count for each in renderers] == [0, 0]
 
 
-HEADERS_OF_A_304 = ["ETag", "Last-Modified", "Cache-Control"]
+def validators(response):
+    """Return the headers of ``response`` that a 304 repeats from its page."""
+    return {h: response[h] for h in ["ETag", "Last-Modified", "Cache-Control", "Vary"]}
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("url", [CHAPTER_FIVE, "/area-b/", "/"])
-def test_reader_304_is_answered_before_sessions_and_the_view(client, small_tree, settings, url):
-    etag = client.get(url)["ETag"]
+def test_reader_pages_and_304s_are_answered_before_sessions_as_the_view_answers(
+    client, small_tree, settings, url
+):
+    rendered = client.get(url)  # by the view, which keeps it
+    with (
+        mock.patch.object(
+            SessionMiddleware, "process_request", autospec=True, side_effect=AssertionError
+        ) as sessions,
+        mock.patch.object(
+            CSPMiddleware, "process_response", autospec=True, side_effect=AssertionError
+        ) as csp,
+    ):
+        early = client.get(url, HTTP_IF_NONE_MATCH=rendered["ETag"])  # before CSP too
     with mock.patch.object(
         SessionMiddleware, "process_request", autospec=True, side_effect=AssertionError
-    ) as sessions:
-        early = client.get(url, HTTP_IF_NONE_MATCH=etag)
-    assert (early.status_code, sessions.call_count) == (304, 0)
-    settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if "ReaderNotModified" not in m]
-    late = client.get(url, HTTP_IF_NONE_MATCH=etag)  # answered by cached_page's decorator
-    assert late.status_code == 304
-    assert {h: early[h] for h in HEADERS_OF_A_304} == {h: late[h] for h in HEADERS_OF_A_304}
-    assert early["Cache-Control"] == "no-cache"
+    ) as sessions_again:
+        kept = client.get(url)
+    assert sessions.call_count == csp.call_count == sessions_again.call_count == 0
+    assert (kept.status_code, kept.content) == (200, rendered.content)
+    assert sorted(kept.headers.items()) == sorted(rendered.headers.items())
+    assert rendered["Vary"] == "Cookie"
+    assert early.content == b""
+    answers = [early]
+    for leaving_out in ["ReaderNotModified", "Reader"]:  # then the next one answers
+        settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if leaving_out not in m]
+        answers.append(client.get(url, HTTP_IF_NONE_MATCH=rendered["ETag"]))
+    assert [answer.status_code for answer in answers] == [304, 304, 304]
+    assert [validators(answer) for answer in answers] == [validators(rendered)] * 3
 
 
 @pytest.mark.django_db

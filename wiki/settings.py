@@ -88,15 +88,19 @@ MIDDLEWARE = [
     # Right after SecurityMiddleware, as WhiteNoise asks: static files skip the rest.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # A reader's conditional GET of a page that has not changed is answered 304 here, before
-    # sessions, authentication and the rest (chapters.caching).
+    # anything else runs (chapters.caching).
     "chapters.caching.ReaderNotModifiedMiddleware",
     "csp.middleware.CSPMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Readers' pages kept in the cache, and their 304s, are answered here, with the headers
+    # of the middleware above, before sessions, authentication and the rest below
+    # (chapters.caching).
+    "chapters.caching.ReaderPageMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Lets django-simple-history record the signed-in user as a revision's author.
     "simple_history.middleware.HistoryRequestMiddleware",
     # Last, as django-axes asks: turns a locked-out sign-in into its lockout page.
