@@ -2,7 +2,8 @@
 
 ``BENCH_FLOOR_FILE`` names a file holding the bytes of the chapter page being measured; the
 floor view (bench/urls.py) answers with them. Static files keep their own names, as in the
-tests: the benchmark serves pages, not static files, and needs no collectstatic.
+tests: the benchmark serves pages, not static files, and needs no collectstatic (so no
+``STATIC_ROOT`` for WhiteNoise to look in, and to warn that it is missing).
 """
 
 from wiki.settings import *  # noqa: F403
@@ -14,3 +15,4 @@ STORAGES = {
     **STORAGES,  # noqa: F405
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+STATIC_ROOT = None
