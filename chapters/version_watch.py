@@ -22,8 +22,13 @@ What keeps the answer right:
 - Inside a transaction (an atomic block: a view or command that writes and then reads, and
   every test that is rolled back), notifications of its own writes would only be sent at
   its commit, so there the version is read with a query, as it sees it.
+- ``manage.py flush`` empties the tables with ``TRUNCATE``, which notifies too (migration
+  0011).
 - When the listening connection is lost (a database restart), the version is read with a
-  query until a new connection is listening.
+  query until a new connection is listening; failing to connect is tried again after
+  ``RECHECK_SECONDS``. A connection lost without a word (dropped by a network between) or
+  a database that sends no notifications is caught by reading the version again at least
+  every ``RECHECK_SECONDS``: a change found that way makes the process listen anew.
 - Behind a pooler that hands a connection to another client between transactions
   (PgBouncer's transaction pooling), a ``LISTEN`` would not last: set
   ``WIKI_VERSION_NOTIFY=0`` there, and every page reads the version with a query.
@@ -33,8 +38,9 @@ SQLite has no notifications, and its query costs about 16 µs in the process: it
 
 import logging
 import os
-import select
+import selectors
 import threading
+import time
 
 import psycopg
 from django.conf import settings
@@ -46,21 +52,44 @@ __all__ = ["CHANNEL", "VersionWatch", "forget_after_writes", "install", "watch"]
 
 logger = logging.getLogger(__name__)
 
-# The channel migration 0011's trigger function notifies.
+# The channel migration 0011's trigger functions notify.
 CHANNEL = "chapters_wiki_version"
+
+# However quiet the listener, a process reads the version again after this many seconds:
+# a listening connection that a network dropped without a word stays silent, and so does
+# a database that sends no notifications (migration 0011 not applied, or unapplied). A
+# version that changed without a notification makes the process listen anew.
+RECHECK_SECONDS = 10
+
+# libpq's parameters for the listening connection, unless the database's settings give
+# them (https://www.postgresql.org/docs/current/libpq-connect.html): give up connecting
+# after 5 seconds, and probe an idle connection after a minute.
+LISTENER_PARAMS = {
+    "connect_timeout": 5,
+    "keepalives": 1,
+    "keepalives_idle": 60,
+    "keepalives_interval": 10,
+    "keepalives_count": 3,
+}
 
 
 class VersionWatch:
     """One process's view of the wiki's version, kept current by PostgreSQL's notifications.
 
-    Safe to use from several threads (``bin/serve``'s server runs one per request).
+    Safe to use from several threads (``bin/serve``'s server runs one per request). No lock
+    is held while the version is read: a forget or a notification during the read makes
+    the process read again next time instead of keeping what it read.
     """
 
     def __init__(self):
         self._lock = threading.Lock()
         self._listener = None  # a psycopg connection in autocommit mode, listening
+        self._selector = None  # watches the listener's socket
         self._pid = None  # the process that opened it
         self._known = None  # the version read since the last notification
+        self._read_at = 0.0  # when it was read (time.monotonic())
+        self._generation = 0  # counts forgets: a read older than one is not kept
+        self._retry_at = 0.0  # no new listener before this, after one failed
 
     def current(self):
         """Return the wiki's version, as :meth:`WikiVersion.current` does.
@@ -68,7 +97,8 @@ class VersionWatch:
         Returns:
             A ``(token, changed)`` pair. Read with a query on SQLite, inside a transaction,
             with notifications switched off (``settings.WIKI_VERSION_NOTIFY``) or when no
-            connection listens; otherwise from memory until a notification arrives.
+            connection listens; otherwise from memory until a notification arrives, and
+            again at least every ``RECHECK_SECONDS``.
 
         Raises:
             django.db.Error: from the query, when the database cannot be reached.
@@ -81,40 +111,61 @@ class VersionWatch:
             return WikiVersion.current()
         with self._lock:
             if not self._listening() or self._notified():
-                self._known = None
-            if self._known is None:
-                version = WikiVersion.current()
-                if self._listener is not None:
-                    self._known = version
-                return version
-            return self._known
+                self._forget()
+            known, generation = self._known, self._generation
+            if known is not None and time.monotonic() - self._read_at < RECHECK_SECONDS:
+                return known
+        version = WikiVersion.current()
+        with self._lock:
+            if known is not None and version != known and generation == self._generation:
+                # Changed, and no notification came: the listener is deaf (a connection a
+                # network dropped silently, a database without migration 0011).
+                logger.warning("The wiki's version changed without a notification; listening anew.")
+                self._drop()
+            elif generation == self._generation and self._listener is not None:
+                self._known, self._read_at = version, time.monotonic()
+        return version
 
     def forget(self):
         """Read the version with a query next time (after this process wrote)."""
         with self._lock:
-            self._known = None
+            self._forget()
 
     def close(self):
-        """Stop listening: close this process's listening connection, if it has one."""
+        """Close this process's listening connection, if it has one, and forget the version
+        and any failure to connect: the next read starts as in a new process."""
         with self._lock:
             self._drop()
+            self._retry_at = 0.0
+
+    def _forget(self):
+        """Forget the version read (with the lock held)."""
+        self._known = None
+        self._generation += 1
 
     def _listening(self):
         """Return True when this process has a connection listening, opening one if needed.
 
         A connection opened by a parent process (before a fork) is not this process's:
-        it is left to the parent. Failing to connect is logged and leaves no listener, so
-        the version is read with a query.
+        it is left to the parent. Failing to connect is logged once and tried again after
+        ``RECHECK_SECONDS``; meanwhile the version is read with a query. The connection has
+        TCP keepalives and a connection timeout unless the database settings give their own.
         """
         if self._listener is not None and self._pid == os.getpid():
             return True
-        self._listener, self._known = None, None
-        try:
-            listener = psycopg.connect(**connection.get_connection_params(), autocommit=True)
-            listener.execute(f"LISTEN {CHANNEL}")
-        except psycopg.Error:
-            logger.warning("Cannot listen for the wiki's version; reading it per page.")
+        self._listener, self._selector, self._pid = None, None, None
+        if time.monotonic() < self._retry_at:
             return False
+        params = {**LISTENER_PARAMS, **connection.get_connection_params()}
+        try:
+            listener = psycopg.connect(**params, autocommit=True)
+            listener.execute(f"LISTEN {CHANNEL}")
+        except psycopg.Error as error:
+            logger.warning("Cannot listen for the wiki's version, reading it per page: %s", error)
+            self._retry_at = time.monotonic() + RECHECK_SECONDS
+            return False
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(listener.fileno(), selectors.EVENT_READ)
         self._listener, self._pid = listener, os.getpid()
         return True
 
@@ -126,8 +177,7 @@ class VersionWatch:
         connection, which psycopg reads without an error) drops the connection, so that
         the next request opens a new one.
         """
-        readable, _, _ = select.select([self._listener.fileno()], [], [], 0)
-        if not readable:
+        if not self._selector.select(timeout=0):
             return False
         try:
             received = list(self._listener.notifies(timeout=0))
@@ -140,8 +190,10 @@ class VersionWatch:
     def _drop(self):
         """Close the listening connection, if any, and forget the version."""
         if self._listener is not None and self._pid == os.getpid():
+            self._selector.close()
             self._listener.close()
-        self._listener, self._pid, self._known = None, None, None
+        self._listener, self._selector, self._pid = None, None, None
+        self._forget()
 
 
 # The watch of this process.
@@ -157,7 +209,8 @@ def forget_after_writes(execute, sql, params, many, context):
     have written. The notification of this process's own commit arrives a moment after it,
     and the next page this process serves (the editor's, after a redirect; a test's, after
     a save) must not come before it. Outside a transaction the statement has committed when
-    it returns, and ``on_commit`` runs at once; a transaction rolled back forgets nothing.
+    it returns (or, in Django's manual transaction mode, is committed by hand later, and its
+    notification then follows); a transaction rolled back forgets nothing.
 
     Args:
         execute, sql, params, many, context: as Django passes them to an execute wrapper.
@@ -167,7 +220,10 @@ def forget_after_writes(execute, sql, params, many, context):
     """
     result = execute(sql, params, many, context)
     if not sql.lstrip()[:6].upper().startswith("SELECT"):
-        context["connection"].on_commit(watch.forget)
+        if context["connection"].in_atomic_block:
+            context["connection"].on_commit(watch.forget)
+        else:  # committed (autocommit), or to be committed by hand: the notification follows
+            watch.forget()
     return result
 
 

@@ -4,12 +4,17 @@ The PostgreSQL tests commit (``transaction=True``): notifications are sent only 
 and inside the rolled-back transaction of the other tests the version is read with a query.
 """
 
+import os
+import resource
+import threading
 import time
 
 import psycopg
 import pytest
 from django.db import connection, transaction
+from django.db.backends.signals import connection_created
 
+from chapters import version_watch
 from chapters.models import Node, WikiVersion
 from chapters.version_watch import CHANNEL, forget_after_writes, watch
 from tests.test_admin import change_url, form_data
@@ -166,22 +171,34 @@ def test_only_statements_other_than_select_forget_the_version(monkeypatch):
     forgotten = []
     monkeypatch.setattr(watch, "forget", lambda: forgotten.append(True))
 
-    class Committed:
-        """A connection out of any transaction: a callback on commit runs at once."""
+    class Connection:
+        """A connection in or out of a transaction; on commit it runs its callbacks."""
+
+        def __init__(self, in_atomic_block):
+            self.in_atomic_block, self.callbacks = in_atomic_block, []
 
         def on_commit(self, func):
-            func()
+            self.callbacks.append(func)
+
+        def commit(self):
+            for func in self.callbacks:
+                func()
 
     def execute(sql, params, many, context):
         return sql
 
-    context = {"connection": Committed()}
+    outside = {"connection": Connection(in_atomic_block=False)}
     for sql in ["SELECT 1", "  select number FROM chapters_wikiversion"]:
-        assert forget_after_writes(execute, sql, None, False, context) == sql
+        assert forget_after_writes(execute, sql, None, False, outside) == sql
     assert forgotten == []
     for sql in ["UPDATE chapters_node SET lft = lft", "INSERT INTO x VALUES (1)", "TRUNCATE x"]:
-        forget_after_writes(execute, sql, None, False, context)
+        forget_after_writes(execute, sql, None, False, outside)
     assert forgotten == [True] * 3
+    inside = {"connection": Connection(in_atomic_block=True)}
+    forget_after_writes(execute, "DELETE FROM x", None, False, inside)
+    assert forgotten == [True] * 3  # not before the commit
+    inside["connection"].commit()
+    assert forgotten == [True] * 4
 
 
 @committed
@@ -192,3 +209,117 @@ def test_every_postgresql_connection_watches_for_writes():
     connection.close()
     connection.ensure_connection()  # a new connection: the wrapper is not added twice
     assert connection.execute_wrappers.count(forget_after_writes) == installed
+
+
+@pytest.mark.postgresql
+@committed
+def test_flush_by_another_process_notifies(small_tree):
+    version = watch.current()
+    with other_connection() as writer:
+        writer.execute(
+            "TRUNCATE chapters_node, chapters_link, chapters_pathredirect, chapters_wikiversion "
+            "CASCADE"
+        )
+    assert wait_for_version(version) == ("0", None) == WikiVersion.current()
+
+
+@pytest.mark.postgresql
+@committed
+def test_a_deaf_listener_is_caught_by_reading_again_and_replaced(
+    small_tree, monkeypatch, django_assert_num_queries
+):
+    watch.close()
+    version = watch.current()
+    watch._listener.execute(f"UNLISTEN {CHANNEL}")  # as if a network had dropped it silently
+    with other_connection() as writer:
+        writer.execute("UPDATE chapters_node SET title = 'Chapter 1' WHERE title = 'Chapter One'")
+    time.sleep(0.2)
+    assert watch.current() == version  # nothing arrived, and it is not time to look
+    monkeypatch.setattr(version_watch, "RECHECK_SECONDS", 0)
+    changed = watch.current()
+    assert changed == WikiVersion.current() != version
+    monkeypatch.setattr(version_watch, "RECHECK_SECONDS", 60)
+    with django_assert_num_queries(1):
+        assert watch.current() == changed  # a new listener, and one read
+    with other_connection() as writer:
+        writer.execute("UPDATE chapters_node SET title = 'Chapter 2' WHERE title = 'Chapter Two'")
+    assert wait_for_version(changed) == WikiVersion.current()  # and it hears
+
+
+@pytest.mark.postgresql
+@committed
+def test_a_listener_that_cannot_connect_is_tried_again_later(
+    small_tree, monkeypatch, caplog, django_assert_num_queries
+):
+    watch.close()
+    attempts, connect = [], psycopg.connect
+
+    def refuse_listeners(**params):
+        if "autocommit" not in params:  # Django's own connection
+            return connect(**params)
+        attempts.append(params)
+        raise psycopg.OperationalError("too many clients already")
+
+    monkeypatch.setattr(psycopg, "connect", refuse_listeners)
+    with django_assert_num_queries(3):
+        versions = {watch.current() for _ in range(3)}
+    assert versions == {WikiVersion.current()}
+    assert len(attempts) == 1
+    assert attempts[0]["connect_timeout"] == 5
+    assert [r.getMessage() for r in caplog.records] == [
+        "Cannot listen for the wiki's version, reading it per page: too many clients already"
+    ]
+    watch.close()  # as a new process would
+    watch.current()
+    assert len(attempts) == 2
+
+
+@pytest.mark.postgresql
+@committed
+def test_a_listener_with_a_high_file_descriptor_works(small_tree):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        watch.close()
+        version = watch.current()
+        assert watch._listener.fileno() >= 1024
+        with other_connection() as writer:
+            writer.execute("UPDATE chapters_node SET lft = lft WHERE false")
+        assert wait_for_version(version) == WikiVersion.current()
+    finally:
+        watch.close()
+        for descriptor in held:
+            os.close(descriptor)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+@pytest.mark.postgresql
+@committed
+def test_writes_in_manual_transaction_mode_forget_the_version(small_tree):
+    watch.current()
+    transaction.set_autocommit(False)
+    try:
+        Node.objects.filter(title="Chapter One").update(title="Chapter 1")
+        transaction.commit()
+    finally:
+        transaction.set_autocommit(True)
+    assert watch.current() == WikiVersion.current()
+
+
+@pytest.mark.postgresql
+@committed
+def test_a_write_while_connecting_does_not_deadlock(small_tree):
+    def set_timeout(sender, connection, **kwargs):
+        with connection.cursor() as cursor:
+            cursor.execute("SET statement_timeout = '30s'")
+
+    connection_created.connect(set_timeout)
+    try:
+        connection.close()
+        reader = threading.Thread(target=watch.current, daemon=True)
+        reader.start()
+        reader.join(10)
+        assert not reader.is_alive()
+    finally:
+        connection_created.disconnect(set_timeout)
