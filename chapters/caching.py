@@ -269,6 +269,7 @@ class ReaderNotModifiedMiddleware:
             and _is_reader(request)
             and _serves_cached_page(request)
         ):
+            request.get_host()  # a host not allowed is refused (400), as CommonMiddleware does
             response = _precondition_answer(request)
             if response is not None:
                 return response

@@ -243,6 +243,13 @@ def test_reader_pages_and_304s_are_answered_before_sessions_as_the_view_answers(
 
 
 @pytest.mark.django_db
+def test_reader_304_for_a_host_not_allowed_is_refused(client, small_tree):
+    etag = client.get(CHAPTER_FIVE)["ETag"]
+    response = client.get(CHAPTER_FIVE, HTTP_IF_NONE_MATCH=etag, HTTP_HOST="evil.example")
+    assert response.status_code == 400
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(("url", "status"), [("/search/?q=chapter", 200), ("/admin/", 302)])
 def test_reader_etag_sent_to_another_view_is_not_answered_304(client, small_tree, url, status):
     etag = client.get(CHAPTER_FIVE)["ETag"]
