@@ -58,8 +58,10 @@ CHANNEL = "chapters_wiki_version"
 # However quiet the listener, a process reads the version again after this many seconds:
 # a listening connection that a network dropped without a word stays silent, and so does
 # a database that sends no notifications (migration 0011 not applied, or unapplied). A
-# version that changed without a notification makes the process listen anew.
-RECHECK_SECONDS = 10
+# version that changed without a notification makes the process listen anew. A minute, as
+# the listener's TCP keepalives (LISTENER_PARAMS) find a dead connection in a minute and a
+# half; it costs each process one query a minute.
+RECHECK_SECONDS = 60
 
 # libpq's parameters for the listening connection, unless the database's settings give
 # them (https://www.postgresql.org/docs/current/libpq-connect.html): give up connecting
