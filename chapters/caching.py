@@ -91,14 +91,17 @@ def _deployed():
 
 
 def version(request):
-    """Return the version of the pages for ``request``, read once per request.
+    """Return the version of the pages for ``request``, read once per request (with debug
+    on, the digest of the code walks every file: once per request too).
 
     Returns:
         The wiki's version token (``WikiVersion.current()``) and the digest of the code,
         templates and static files, so that servers running the same code share what they
         cache and a deploy never serves pages (or 304s) of the code before it.
     """
-    return f"{_version(request)[0]}-{_release()}"
+    if not hasattr(request, "_pages_version"):
+        request._pages_version = f"{_version(request)[0]}-{_release()}"
+    return request._pages_version
 
 
 def _version(request):
