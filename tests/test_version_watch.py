@@ -87,6 +87,14 @@ def test_the_version_is_read_once_until_another_process_writes(
 
 @pytest.mark.postgresql
 @committed
+def test_a_warm_page_makes_no_query(client, small_tree, django_assert_num_queries):
+    first = reader_page(client, CHAPTER_FIVE)
+    with django_assert_num_queries(0):
+        assert reader_page(client, CHAPTER_FIVE) == first
+
+
+@pytest.mark.postgresql
+@committed
 def test_another_process_edit_shows_on_the_cached_pages(client, small_tree):
     before = reader_page(client, CHAPTER_FIVE).decode()
     assert ">Chapter One</a>" in before
