@@ -13,6 +13,7 @@ floor (bench/urls.py), of the warm chapter page, and of the page answered 304 to
 """
 
 import argparse
+import gc
 import json
 import math
 import os
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import timeit
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -59,22 +61,21 @@ def median_ms(function, before=None):
 
 
 def best_ms(function, before=None, runs=TOC_RUNS):
-    """Return the fastest of ``runs`` calls of ``function()`` in milliseconds, calling
-    ``before()`` first each time.
+    """Return the fastest of ``runs`` calls of ``function()`` in milliseconds, each timed by
+    Python's ``timeit`` (the garbage collector off while it times), after ``before()`` and a
+    collection of what the call before left.
 
-    For comparing the same code at two sizes, measured minutes apart: the slower runs
-    measure what else the machine was doing, as Python's ``timeit`` documentation says of
-    its repeats ("the lowest value gives a lower bound for how fast your machine can run
-    the given code snippet; higher values ... are typically not caused by variability in
-    Python's speed, but by other processes interfering with your timing accuracy").
+    The fastest, as ``timeit``'s documentation advises of its repeats: "the lowest value
+    gives a lower bound for how fast your machine can run the given code snippet; higher
+    values ... are typically not caused by variability in Python's speed, but by other
+    processes interfering with your timing accuracy".
     """
     times = []
     for _ in range(runs):
         if before is not None:
             before()
-        start = time.perf_counter()
-        function()
-        times.append((time.perf_counter() - start) * 1000)
+        gc.collect()
+        times.append(timeit.Timer(function).timeit(number=1) * 1000)
     return min(times)
 
 
