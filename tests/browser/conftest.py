@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.test import Client
 from playwright.sync_api import sync_playwright
 
@@ -18,7 +19,8 @@ CHROMIUM = "/usr/bin/chromium"  # Debian's; Playwright's own download cannot be 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
-SCREENSHOTS = Path(settings.BASE_DIR) / "screenshots"  # git ignores it
+# git ignores it; a folder per database, as .ci/run runs the SQLite and PostgreSQL passes at once
+SCREENSHOTS = Path(settings.BASE_DIR) / "screenshots" / connection.vendor
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,7 @@
 """Screenshots of the home page and a chapter, at desktop and phone widths, light and dark.
 
-Saved to screenshots/ (git ignores it) for people to look at; the test checks that each was
-written at its viewport's size.
+Saved to screenshots/<database>/ (git ignores it) for people to look at; the test checks
+that each was written at its viewport's size.
 """
 
 import struct
@@ -27,7 +27,7 @@ def png_size(path):
 
 
 def test_screenshots_of_home_and_a_chapter(browse, curriculum):
-    SCREENSHOTS.mkdir(exist_ok=True)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     saved = {}
     for page_name, path in PAGES.items():
         for width_name, viewport in VIEWPORTS.items():
