@@ -8,14 +8,18 @@ changes them is a new version too, for the cache and for browsers). So:
 
 - a page's ``ETag`` is the version and whom the page is for, its ``Last-Modified`` the time
   of the version; a request whose ``If-None-Match`` or ``If-Modified-Since`` still matches
-  is answered 304 by Django's ``condition`` decorator, before anything is rendered;
+  is answered 304 before anything is rendered: a reader's by
+  :class:`ReaderNotModifiedMiddleware`, before the rest of the middleware, a signed-in
+  user's by Django's ``condition`` decorator on the view;
 - a page asked for by a reader (a GET or HEAD without a session or messages cookie, so
   anonymous and with no messages waiting) is kept whole in Django's cache under the
-  version and the path, and served from there until the next edit: one query at most. Signed-in
-  users, staff included, always get a freshly rendered page (it may have their "Edit" link
-  or messages), and only a 200 that sets no cookie is kept;
+  version and the path, and served from there by :class:`ReaderPageMiddleware` until the
+  next edit, before sessions and authentication run. Signed-in users, staff included,
+  always get a freshly rendered page (it may have their "Edit" link or messages), and only
+  a 200 that sets no cookie is kept;
 - every such page says ``Cache-Control: no-cache``, so browsers and proxies ask again
-  (cheaply, with the ETag) instead of showing a page an edit has changed.
+  (cheaply, with the ETag) instead of showing a page an edit has changed, and a reader's
+  says ``Vary: Cookie``.
 """
 
 import hashlib

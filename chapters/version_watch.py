@@ -221,7 +221,7 @@ def forget_after_writes(execute, sql, params, many, context):
         What ``execute`` returns.
     """
     result = execute(sql, params, many, context)
-    if not sql.lstrip()[:6].upper().startswith("SELECT"):
+    if sql.lstrip()[:6].upper() != "SELECT":
         if context["connection"].in_atomic_block:
             context["connection"].on_commit(watch.forget)
         else:  # committed (autocommit), or to be committed by hand: the notification follows
