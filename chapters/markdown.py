@@ -18,6 +18,7 @@ import re
 import xml.etree.ElementTree as etree
 from html import unescape
 from html.parser import HTMLParser
+from urllib.parse import unquote, urlsplit
 
 import bleach
 import markdown
@@ -34,6 +35,7 @@ __all__ = [
     "render_markdown",
     "render_markdown_with_headings",
     "html_to_text",
+    "internal_paths",
 ]
 
 EXTENSIONS = [
@@ -480,3 +482,38 @@ def html_to_text(html):
     collector.feed(html)
     collector.close()
     return " ".join("".join(collector.parts).split())
+
+
+def internal_paths(html):
+    """Return the wiki paths that ``<a href>`` in ``html`` point at, without ``[[links]]``.
+
+    Only absolute paths on this site count ("/ml-systems/"), not other hosts, fragments,
+    or links the wiki-link extension made.
+
+    Returns:
+        A list of stored-path strings ("ml-systems/ml-compilers"), in order, without repeats.
+    """
+    parser = _HrefParser()
+    parser.feed(html)
+    paths = []
+    for href in parser.hrefs:
+        parts = urlsplit(href)
+        if parts.scheme or parts.netloc or not parts.path.startswith("/"):
+            continue
+        path = unquote(parts.path).strip("/")
+        if path and "\x00" not in path and path not in paths:
+            paths.append(path)
+    return paths
+
+
+class _HrefParser(HTMLParser):
+    """Collect the ``href`` of every ``<a>`` that is not a wiki link."""
+
+    def __init__(self):
+        super().__init__()
+        self.hrefs = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "a" and "wikilink" not in (attributes.get("class") or "").split():
+            self.hrefs.append(attributes.get("href") or "")

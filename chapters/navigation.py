@@ -16,12 +16,11 @@ from django.template.loader import render_to_string
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from .models import Node
+from .models import Node, cache_trees
 
 __all__ = [
     "Readiness",
     "table_of_contents",
-    "cache_trees",
     "breadcrumb",
     "breadcrumbs",
     "neighbours",
@@ -72,40 +71,6 @@ def table_of_contents():
     roots = cache_trees(Node.objects.for_navigation())
     for root in roots:
         _count_chapters(root)
-    return roots
-
-
-def cache_trees(nodes):
-    """Link ``nodes`` to their parents and children in memory, as django-mptt's
-    ``get_cached_trees()`` does, in time linear in the number of nodes.
-
-    django-mptt 0.18's ``get_cached_trees()`` finds each node's parent by scanning every node
-    of the level above (``mptt.utils.get_cached_trees``, since its pull request #830), so it
-    takes time in the square of the tree's width: 5 seconds for 20,000 nodes, 57 times what
-    it takes for 2,000 (``bench/README.md``). Here each parent is found by its primary key.
-    The nodes get the attributes that django-mptt's own function sets, so its
-    ``get_children()`` and ``get_ancestors()`` read them instead of the database. Each node's
-    children are also its ``cached_children`` list: code walking the whole tree reads that,
-    since ``get_children()`` builds a queryset around the list on every call (a tenth of a
-    millisecond; half the time of the table of contents at 20,000 nodes).
-
-    Args:
-        nodes: every node of one or more whole trees, in tree order (parents first).
-
-    Returns:
-        The root nodes, in order.
-    """
-    roots, by_pk = [], {}
-    for node in nodes:
-        node._cached_children = node.cached_children = []
-        node._mptt_use_cached_ancestors = True
-        by_pk[node.pk] = node
-        parent = by_pk.get(node.parent_id)
-        if parent is None:
-            roots.append(node)
-        else:
-            node.parent = parent
-            parent._cached_children.append(node)
     return roots
 
 

@@ -17,9 +17,8 @@ from . import dashboard as readiness
 from . import history, navigation, search
 from .caching import cached_page, can_edit, version
 from .forms import AreaForm, CompareForm, SearchForm
-from .links import LinkResolver
 from .markdown import MarkdownError, render_markdown
-from .models import Node, PathRedirect
+from .models import LinkResolver, Node, PathRedirect
 
 REVISIONS_PER_PAGE = 50
 

@@ -4,8 +4,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from chapters.models import Node
-from chapters.navigation import cache_trees
+from chapters.models import Node, cache_trees
 
 
 def shape(roots):

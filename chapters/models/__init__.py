@@ -1,0 +1,44 @@
+"""The wiki's models: one tree of nodes, the links between them, and the wiki's version.
+
+- :mod:`.node`: ``Node`` (a section or a chapter) and the derived fields its ``save()``
+  keeps right;
+- :mod:`.tree`: the tree's lock, querysets, manager and check, and the in-memory trees that
+  pages walk;
+- :mod:`.links`: ``Link`` (derived from bodies), ``PathRedirect`` (old paths) and
+  ``LinkResolver`` (what a ``[[wiki link]]`` means);
+- :mod:`.version`: ``WikiVersion``, which every cache is keyed by.
+"""
+
+from .links import Link, LinkResolver, PathRedirect
+from .node import (
+    PATH_MAX_LENGTH,
+    RESERVED_ROOT_SLUGS,
+    REVISION_FIELDS,
+    TITLE_MAX_LENGTH,
+    DeletionFields,
+    Node,
+    refresh_links_to,
+    unique_slug,
+)
+from .tree import TREE_FIELDS, NodeManager, NodeQuerySet, cache_trees, lock_tree
+from .version import WikiVersion
+
+__all__ = [
+    "PATH_MAX_LENGTH",
+    "RESERVED_ROOT_SLUGS",
+    "REVISION_FIELDS",
+    "TITLE_MAX_LENGTH",
+    "TREE_FIELDS",
+    "DeletionFields",
+    "Link",
+    "LinkResolver",
+    "Node",
+    "NodeManager",
+    "NodeQuerySet",
+    "PathRedirect",
+    "WikiVersion",
+    "cache_trees",
+    "lock_tree",
+    "refresh_links_to",
+    "unique_slug",
+]

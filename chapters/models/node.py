@@ -1,0 +1,534 @@
+"""The curriculum's nodes: sections and chapters of one django-mptt tree.
+
+Areas are root sections, their sections are child sections, chapters are leaves. Each node
+stores four derived fields that ``save()`` keeps right: ``path`` (its full URL path, so a link
+costs no query), ``body_html`` (its sanitized body, so a page view renders no Markdown),
+``body_text`` (the text of that HTML, which search matches and quotes) and ``headings`` (the
+body's headings with their ids, for the page's "On this page" list).
+
+Every write goes through ``save()`` or ``delete()`` here, or ``NodeManager.move_node``
+(``chapters.models.tree``): each takes the tree's lock first and reads the tree fields after
+taking it.
+"""
+
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
+from django.db.models import Max, Q, Value
+from django.db.models.functions import Concat, Length, Substr
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.text import slugify
+from mptt.models import MPTTModel, TreeForeignKey
+from simple_history.models import HistoricalRecords
+
+from chapters.markdown import (
+    BODY_MAX_LENGTH,
+    MarkdownError,
+    html_to_text,
+    internal_paths,
+    render_markdown,
+    render_markdown_with_headings,
+)
+
+from .links import Link, LinkResolver, PathRedirect
+from .tree import TREE_FIELDS, NodeManager, lock_tree, set_mptt_memory
+
+__all__ = [
+    "PATH_MAX_LENGTH",
+    "RESERVED_ROOT_SLUGS",
+    "REVISION_FIELDS",
+    "TITLE_MAX_LENGTH",
+    "DeletionFields",
+    "Node",
+    "refresh_links_to",
+    "unique_slug",
+]
+
+# First path segments that belong to other URLs of the project (see wiki/urls.py and
+# chapters/urls.py): a top-level node with one of these slugs could never be reached.
+RESERVED_ROOT_SLUGS = frozenset(
+    {
+        "admin", "static", "history", "revisions", "diff", "recent", "feeds", "search",
+        "dashboard", "links", "preview",
+    }
+)  # fmt: skip
+
+PATH_MAX_LENGTH = 1000
+TITLE_MAX_LENGTH = 200
+
+# The fields save() computes, written whatever update_fields says.
+DERIVED_FIELDS = ("slug", "path", "body_html", "body_text", "headings", "updated")
+
+# The fields a revision records and a revert restores; the tree's own fields are left out.
+REVISION_FIELDS = ("title", "slug", "kind", "status", "parent_id", "body")
+
+
+def unique_slug(title, taken, fallback):
+    """Return a slug for ``title`` that is not in ``taken``.
+
+    Django's ``slugify`` with ``allow_unicode`` keeps letters of any script, so a title in
+    Cyrillic or Chinese keeps its words and still works in a URL; a title of only punctuation
+    gets ``fallback``. While the slug is taken, "-2", "-3", ... is appended.
+
+    Args:
+        title: the node's title.
+        taken: the slugs the node's siblings already use (any container).
+        fallback: the slug to use when the title has no letters or digits.
+
+    Returns:
+        A non-empty slug of at most 100 characters.
+    """
+    base = slugify(title, allow_unicode=True)[:90].strip("-_") or fallback
+    slug, number = base, 2
+    while slug in taken:
+        slug, number = f"{base}-{number}", number + 1
+    return slug
+
+
+class DeletionFields(models.Model):
+    """Fields a revision has beyond simple-history's own, set on the revisions of a delete.
+
+    Deleting a node deletes its descendants with it (django-mptt), and simple-history records
+    a "-" revision for each, each at its own moment. ``Node.delete()`` then marks those
+    revisions as one deletion, so that ``chapters.recovery`` can restore the subtree as it was
+    (extra fields on the historical model through ``HistoricalRecords(bases=...)`` are
+    simple-history's documented way to store more with each revision).
+    """
+
+    deletion = models.PositiveBigIntegerField(
+        null=True,
+        blank=True,
+        editable=False,
+        db_index=True,
+        help_text="On the revisions of one delete: the id of the revision recording the "
+        "deletion of the node the delete was asked for (its own id on that revision).",
+    )
+    deleted_after = models.PositiveBigIntegerField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="On the revisions of a delete: the id of the node that preceded this one "
+        "among its siblings; empty for a first child.",
+    )
+
+    class Meta:
+        abstract = True
+
+
+class Node(MPTTModel):
+    """A section or a chapter of the curriculum.
+
+    Siblings are ordered by their place in the tree, which only the tree sets (there is no
+    ``order_insertion_by``): the editor's order is the order.
+    """
+
+    class Kind(models.TextChoices):
+        SECTION = "section", "Section"
+        CHAPTER = "chapter", "Chapter"
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        IN_REVIEW = "review", "In review"
+        PUBLISHED = "published", "Published"
+
+    title = models.CharField(max_length=TITLE_MAX_LENGTH)
+    slug = models.SlugField(
+        max_length=100,
+        allow_unicode=True,
+        blank=True,
+        help_text="The last part of the page's URL; unique among siblings. "
+        "Left empty, it is made from the title.",
+    )
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.CHAPTER)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    parent = TreeForeignKey(
+        "self", on_delete=models.CASCADE, null=True, blank=True, related_name="children"
+    )
+    body = models.TextField(
+        blank=True,
+        max_length=BODY_MAX_LENGTH,
+        help_text=f"Markdown, at most {BODY_MAX_LENGTH:,} characters.",
+    )
+    updated = models.DateTimeField(
+        default=timezone.now,
+        editable=False,
+        help_text="The date of the latest revision: set on every save, kept as written in "
+        "fixtures.",
+    )
+    path = models.CharField(max_length=PATH_MAX_LENGTH, unique=True, editable=False)
+    body_html = models.TextField(blank=True, editable=False)
+    body_text = models.TextField(blank=True, editable=False)
+    # [{"level": 2, "id": "kernel-fusion", "title": "Kernel Fusion"}, ...] in document order.
+    headings = models.JSONField(default=list, blank=True, editable=False)
+
+    objects = NodeManager()
+    # django-simple-history records every save (and delete) as a revision with its author and
+    # edit summary; the nested-set fields and what is rendered from the body are not part of a
+    # revision.
+    history = HistoricalRecords(
+        excluded_fields=["lft", "rght", "tree_id", "level", "body_html", "body_text", "headings"],
+        history_change_reason_field=models.TextField(null=True, blank=True),
+        bases=[DeletionFields],
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["parent", "slug"],
+                name="unique_slug_among_siblings",
+                violation_error_message="A sibling already uses this slug.",
+            ),
+            models.UniqueConstraint(
+                fields=["slug"],
+                condition=models.Q(parent__isnull=True),
+                name="unique_slug_among_roots",
+                violation_error_message="Another top-level section already uses this slug.",
+            ),
+        ]
+
+    def __str__(self):
+        return self.title
+
+    def get_absolute_url(self):
+        """Return the node's URL, built from the stored path without a query."""
+        return reverse("chapters:node", kwargs={"path": self.path})
+
+    def ancestor_paths(self):
+        """Return the stored paths of this node's ancestors, from the top, without a query.
+
+        An ancestor's path is a prefix of this node's path ending at a slash.
+        """
+        parts = self.path.split("/")
+        return ["/".join(parts[:end]) for end in range(1, len(parts))]
+
+    @property
+    def is_chapter(self):
+        """Return True for a chapter, False for a section."""
+        return self.kind == self.Kind.CHAPTER
+
+    def validate_placement(self, parent):
+        """Check that this node may live under ``parent``, asking the database about siblings.
+
+        Args:
+            parent: the prospective parent node, or None for the top level.
+
+        Raises:
+            ValidationError: (keyed by field) for the rules of :meth:`check_placement`, or
+                when the node's path or a descendant's would grow longer than the column.
+        """
+        siblings = Node.objects.filter(parent=parent).exclude(pk=self.pk)
+        self.check_placement(parent, set(siblings.values_list("slug", flat=True)))
+        depth_gain = len(parent.path) + 1 if parent is not None else 0
+        longest = len(self.slug)
+        if self.pk is not None and self.path:
+            subtree = Node.objects.filter(Q(pk=self.pk) | Q(path__startswith=f"{self.path}/"))
+            stored = subtree.aggregate(longest=Max(Length("path")))["longest"] or len(self.path)
+            longest += stored - len(self.path)
+        if depth_gain + longest > PATH_MAX_LENGTH:
+            raise ValidationError(
+                {"parent": f"The page's address would grow past {PATH_MAX_LENGTH} characters."}
+            )
+
+    def check_placement(self, parent, sibling_slugs):
+        """Check the tree's rules for this node under ``parent``, without a query.
+
+        Args:
+            parent: the prospective parent node, or None for the top level.
+            sibling_slugs: the slugs of the other children of ``parent``.
+
+        Raises:
+            ValidationError: (keyed by field) when ``parent`` is this node or one of its
+                descendants, when ``parent`` is a chapter, when this node is a chapter and
+                ``parent`` is None, when a top-level slug is reserved, or when a sibling
+                already has this slug.
+        """
+        if parent is not None and parent.is_descendant_of(self, include_self=True):
+            raise ValidationError(
+                {"parent": "A node cannot be moved under itself or one of its descendants."}
+            )
+        if parent is not None and parent.is_chapter:
+            raise ValidationError(
+                {"parent": f"“{parent.title}” is a chapter; chapters cannot have children."}
+            )
+        if parent is None and self.is_chapter:
+            raise ValidationError({"parent": "A chapter must belong to a section."})
+        if parent is None and self.slug in RESERVED_ROOT_SLUGS:
+            raise ValidationError({"slug": f"“{self.slug}” is reserved for the site's own URLs."})
+        if self.slug and self.slug in sibling_slugs:
+            raise ValidationError({"slug": f"A sibling already uses the slug “{self.slug}”."})
+
+    def clean(self):
+        """Validate the node as the admin's form sees it.
+
+        Raises:
+            ValidationError: the title is blank, the title or body is too long, the body
+                cannot be rendered, a section with
+                children is turned into a chapter, or the placement is invalid (see
+                :meth:`validate_placement`).
+        """
+        if not self.title.strip():
+            raise ValidationError({"title": "The title cannot be blank."})
+        self.check_lengths()
+        try:
+            render_markdown(self.body)
+        except MarkdownError as error:
+            raise ValidationError({"body": str(error)}) from error
+        self.fill_slug()
+        if self.is_chapter and self.pk is not None and self.get_children().exists():
+            raise ValidationError({"kind": "This node has children, so it must stay a section."})
+        self.validate_placement(self.parent)
+
+    def check_lengths(self):
+        """Refuse a title or body longer than allowed, the same on every database.
+
+        SQLite does not enforce a column's length, and PostgreSQL enforces the title's only
+        with a database error; this check comes first on both.
+
+        Raises:
+            ValidationError: (keyed by field) the title is longer than ``TITLE_MAX_LENGTH``
+                or the body longer than ``BODY_MAX_LENGTH`` characters.
+        """
+        errors = {}
+        for field, limit in (("title", TITLE_MAX_LENGTH), ("body", BODY_MAX_LENGTH)):
+            length = len(getattr(self, field))
+            if length > limit:
+                errors[field] = (
+                    f"Ensure this value has at most {limit:,} characters (it has {length:,})."
+                )
+        if errors:
+            raise ValidationError(errors)
+
+    def fill_slug(self):
+        """Give the node a slug made from its title, unique among its siblings, if it has none.
+
+        See :func:`unique_slug`; a title of only punctuation gets the node's kind ("chapter").
+        """
+        if self.slug:
+            return
+        siblings = Node.objects.filter(parent_id=self.parent_id).exclude(pk=self.pk)
+        taken = set(siblings.values_list("slug", flat=True))
+        if self.parent_id is None:
+            taken |= RESERVED_ROOT_SLUGS
+        self.slug = unique_slug(self.title, taken, fallback=self.kind)
+
+    @transaction.atomic
+    def save(self, *args, **kwargs):
+        """Save the node as a new revision, keeping the derived fields right.
+
+        Fills in the slug, renders the body once, moves ``updated`` to now (the revision's
+        date), and when the node's path changed (a rename or a move) rewrites the paths of
+        all its descendants and keeps every old path as a redirect. All of it is one
+        transaction, under :func:`lock_tree`; the node's and its parent's places in the tree,
+        the old path and the parent's path are read from the database after taking the lock,
+        not from possibly stale instances. ``update_fields`` always includes the derived
+        fields.
+
+        Raises:
+            ValidationError: the title or body is too long (see :meth:`check_lengths`).
+            chapters.markdown.MarkdownError: the body cannot be rendered.
+        """
+        self.check_lengths()
+        lock_tree()
+        self.refresh_tree_fields()
+        self.fill_slug()
+        links = self.render_body()
+        self.updated = self._history_date = timezone.now()
+        old_path, old_title = Node.objects.filter(pk=self.pk).values_list(
+            "path", "title"
+        ).first() or (None, None)
+        self.path = self.build_path()
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], *DERIVED_FIELDS}
+        super().save(*args, **kwargs)
+        Link.replace(self, links)
+        if old_path != self.path:
+            moved = {old_path: self.pk} if old_path else {}
+            moved.update(self._rewrite_descendant_paths(old_path))
+            # The node and its descendants take over the old paths they now live at.
+            taken = [self.path, *(self.path + old[len(old_path) :] for old in moved if old)]
+            PathRedirect.record(moved, taken=taken)
+        if old_path != self.path or old_title != self.title:
+            refresh_links_to(self)
+
+    def _rewrite_descendant_paths(self, old_path):
+        """Move the stored paths of this node's descendants from ``old_path`` to its path.
+
+        One ``UPDATE`` replacing the prefix, as Wagtail rewrites its pages' ``url_path``
+        (``wagtail.models.Page._update_descendant_url_paths``). The descendants are found by
+        their nested-set fields as stored after the save, not by the prefix: SQLite's
+        ``LIKE`` ignores case, so a prefix would also match a section whose slug differs
+        only in case.
+
+        Args:
+            old_path: the node's path before the save; None for a node just added, whose
+                descendants are none.
+
+        Returns:
+            A mapping of each descendant's old path to its primary key.
+        """
+        if old_path is None:
+            return {}
+        tree_id, lft, rght = (
+            type(self).objects.filter(pk=self.pk).values_list("tree_id", "lft", "rght").get()
+        )
+        descendants = type(self).objects.filter(tree_id=tree_id, lft__gt=lft, rght__lt=rght)
+        moved = dict(descendants.values_list("path", "pk"))
+        if moved:
+            rest = Substr("path", len(old_path) + 1)
+            descendants.update(path=Concat(Value(self.path), rest, output_field=models.TextField()))
+        return moved
+
+    @transaction.atomic
+    def delete(self, *args, **kwargs):
+        """Delete the node and its descendants as one deletion; render the nodes that linked
+        to them again.
+
+        simple-history records a "-" revision for every node deleted. They are then given one
+        date and author, each node's place among its siblings (``deleted_after``), the id of
+        this node's "-" revision (``deletion``) and a summary ("Deleted" unless one was given;
+        "Deleted with “<title>”" for the descendants), so the subtree can be restored
+        (``chapters.recovery``). One transaction, under :func:`lock_tree`, with the node's place
+        read after taking it. A node no longer in the database (the admin's bulk delete reaches
+        a node after deleting its ancestor) is not deleted again, which would record a second
+        deletion and make django-mptt close its gap in the tree again, by its numbers in memory.
+
+        Returns:
+            Django's ``(count, counts by model)``; ``(0, {})`` for a node already deleted.
+        """
+        lock_tree()
+        if not self.refresh_tree_fields():
+            return 0, {}
+        previous = self.get_previous_sibling()
+        pk = self.pk  # Django sets it to None on delete
+        after, last_child = {pk: previous.pk if previous else None}, {}
+        for child, parent_id in self.get_descendants().values_list("pk", "parent_id"):
+            after[child], last_child[parent_id] = last_child.get(parent_id), child
+        linking = list(
+            Node.objects.filter(outgoing_links__target__in=list(after))
+            .exclude(pk__in=list(after))
+            .distinct()
+        )
+        recorded = Node.history.aggregate(latest=Max("history_id"))["latest"] or 0
+        self._history_date = timezone.now()
+        deleted = super().delete(*args, **kwargs)
+        records = list(
+            Node.history.filter(history_type="-", id__in=list(after), history_id__gt=recorded)
+        )
+        root = next(record for record in records if record.id == pk)
+        root.history_change_reason = root.history_change_reason or "Deleted"
+        for record in records:
+            record.deletion, record.deleted_after = root.history_id, after[record.id]
+            if record is not root:
+                record.history_date, record.history_user = root.history_date, root.history_user
+                record.history_change_reason = f"Deleted with “{self.title}”"
+        Node.history.model.objects.bulk_update(
+            records,
+            ["deletion", "deleted_after", "history_date", "history_user", "history_change_reason"],
+        )
+        for source in linking:
+            source.refresh_body()
+        return deleted
+
+    def refresh_tree_fields(self):
+        """Read this node's place in the tree, and its parent's, from the database again.
+
+        django-mptt inserts and moves by the nested-set numbers in memory (the node's and its
+        parent's), and takes a save for a move when ``parent`` differs from the parent the
+        instance was loaded with; another process may have changed both since. Called after
+        :func:`lock_tree`, this makes the save work from the tree as it is: the node's tree
+        fields and its parent's are the stored ones, and a save moves the node only if its
+        stored parent differs from ``parent``.
+
+        Returns:
+            False if the node has a primary key but is not stored (it was deleted meanwhile),
+            and then nothing is read; True otherwise.
+        """
+        if self.pk is not None:
+            stored = Node.objects.filter(pk=self.pk).values("parent_id", *TREE_FIELDS).first()
+            if stored is None:
+                return False
+            set_mptt_memory(self, loaded_parent=stored.pop("parent_id"))
+            for field, value in stored.items():
+                setattr(self, field, value)
+        if self.parent_id is not None:
+            self.parent.refresh_from_db(fields=TREE_FIELDS)
+        return True
+
+    def render_body(self):
+        """Render the body into ``body_html``, ``body_text`` and ``headings``; return its
+        links, unsaved.
+
+        Raises:
+            chapters.markdown.MarkdownError: the body cannot be rendered.
+        """
+        resolver = LinkResolver(self)
+        resolver.prepare(self.body)
+        self.body_html, self.headings = render_markdown_with_headings(self.body, resolver)
+        self.body_text = html_to_text(self.body_html)
+        links = [
+            Link(kind=Link.Kind.WIKI, text=text, target=target, problem=problem)
+            for text, (target, problem) in resolver.resolved.items()
+        ]
+        return links + path_links(internal_paths(self.body_html))
+
+    def refresh_body(self):
+        """Render the body again and store it with its links, without a new revision.
+
+        For when what the body links to changed, not the body: it is no edit of this node.
+        A body stored before the current limits that they refuse keeps its stored HTML and
+        links, so a change elsewhere never fails because of it.
+        """
+        try:
+            links = self.render_body()
+        except MarkdownError:
+            return
+        Node.objects.filter(pk=self.pk).update(
+            body_html=self.body_html, body_text=self.body_text, headings=self.headings
+        )
+        Link.replace(self, links)
+
+    def build_path(self):
+        """Return the URL path from the parent's stored path and this node's slug."""
+        if self.parent_id is None:
+            return self.slug
+        parent_path = Node.objects.filter(pk=self.parent_id).values_list("path", flat=True)
+        return f"{parent_path.get()}/{self.slug}"
+
+
+def refresh_links_to(node):
+    """Render again the nodes whose links may now resolve differently because of ``node``.
+
+    Those are the nodes linking to ``node`` or a descendant (their links' URLs changed), and
+    the nodes with a broken link (it may now find ``node``), ``node`` itself included: it was
+    rendered before its new path was stored.
+    """
+    subtree = node.get_descendants(include_self=True).values("pk")
+    affected = Link.objects.filter(Q(target__in=subtree) | Q(target=None)).values("source")
+    for source in Node.objects.filter(pk__in=affected):
+        source.refresh_body()
+
+
+def path_links(paths):
+    """Return unsaved links for Markdown links to ``paths`` (stored-path strings).
+
+    A path resolves to the node stored there, or to the node an old path redirects to;
+    paths under the site's own first segments (``/static/``, ``/search/``, ...) are not
+    links to nodes and are left out.
+
+    Args:
+        paths: stored-path strings, as ``chapters.markdown.internal_paths`` returns them.
+
+    Returns:
+        A list of unsaved :class:`~chapters.models.links.Link` of kind ``path``.
+    """
+    paths = [p for p in paths if p.split("/", 1)[0] not in RESERVED_ROOT_SLUGS]
+    if not paths:
+        return []
+    nodes = dict(Node.objects.filter(path__in=paths).values_list("path", "pk"))
+    moved = dict(PathRedirect.objects.filter(old_path__in=paths).values_list("old_path", "node"))
+    links = []
+    for path in paths:
+        target = nodes.get(path, moved.get(path))
+        problem = "" if target else f"There is no page at “/{path}/”."
+        links.append(Link(kind=Link.Kind.PATH, text=f"/{path}/", target_id=target, problem=problem))
+    return links

@@ -1,0 +1,318 @@
+"""The tree's machinery: its lock, its querysets and manager, its check, and the in-memory
+trees that pages walk.
+
+Everything that writes the tree's nested-set fields takes :func:`lock_tree` first, inside its
+transaction, and reads those fields again after taking it. django-mptt's private API is
+touched in this module only, in the two functions at its end.
+"""
+
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_unicode_slug
+from django.db import models, transaction
+from django.db.transaction import TransactionManagementError
+from mptt.exceptions import InvalidMove
+from mptt.managers import TreeManager
+from mptt.querysets import TreeQuerySet
+from mptt.signals import node_moved
+
+__all__ = [
+    "TREE_FIELDS",
+    "TREE_LOCK_KEY",
+    "NodeManager",
+    "NodeQuerySet",
+    "cache_trees",
+    "lock_tree",
+    "move_by_mptt",
+    "set_mptt_memory",
+]
+
+# django-mptt's nested-set fields: a node's place in the tree.
+TREE_FIELDS = ("lft", "rght", "tree_id", "level")
+
+# The key of the PostgreSQL advisory lock that lock_tree() takes. Advisory-lock keys are one
+# 64-bit space per database, shared by every application using that database, so the key is
+# the eight ASCII bytes of "wikitree" rather than a small number another program may also
+# pick; nothing else in this project takes an advisory lock.
+TREE_LOCK_KEY = int.from_bytes(b"wikitree", "big")
+
+
+def lock_tree(using=None):
+    """Wait until no other transaction writes the tree, and keep others out until commit.
+
+    Every write to the nested-set fields (an insert, a move, a reorder, a delete) reads the
+    numbers first and shifts ranges of them by what it read. Two such writes at once, from
+    two server processes, each work from numbers the other is changing: the tree's fields end
+    up wrong, or the two deadlock on each other's rows. So each write takes this lock first,
+    inside its transaction, and only then reads the tree fields it depends on.
+
+    On PostgreSQL this is the transaction-level advisory lock
+    ``pg_advisory_xact_lock(TREE_LOCK_KEY)`` (PostgreSQL's manual, "Advisory Locks" in
+    "Explicit Locking", and "Advisory Lock Functions"): it is released when the transaction
+    commits or rolls back, taking it again in the same transaction is allowed, and readers,
+    who never take it, are not held up.
+
+    On SQLite it does nothing, as the database lock is enough: SQLite lets one connection
+    write at a time, and the settings make Django begin every transaction with ``BEGIN
+    IMMEDIATE``, which takes that write lock at the start (waiting for it up to the
+    connection's timeout), so a transaction has it before it reads anything. With SQLite's
+    default deferred ``BEGIN``, two transactions could read at once and then the second to
+    write would fail with "database is locked" instead of waiting. Other databases are not
+    supported.
+
+    Args:
+        using: the database alias; None for the default database.
+
+    Raises:
+        django.db.transaction.TransactionManagementError: not inside
+            ``transaction.atomic()``, where the lock would be let go as soon as it was taken.
+    """
+    connection = transaction.get_connection(using)
+    if not connection.in_atomic_block:
+        raise TransactionManagementError("lock_tree() must be called inside an atomic block.")
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [TREE_LOCK_KEY])
+
+
+def _mentions(term):
+    """Return a condition: ``term`` occurs in the node's title or body text, in any case."""
+    return models.Q(title__icontains=term) | models.Q(body_text__icontains=term)
+
+
+class NodeQuerySet(TreeQuerySet):
+    """Querysets of nodes, in tree order (django-mptt's default ordering)."""
+
+    def for_navigation(self):
+        """Return the nodes with only the fields links and the table of contents need.
+
+        Returns:
+            A queryset that defers the Markdown body, its HTML, its text and its headings.
+        """
+        return self.defer("body", "body_html", "body_text", "headings")
+
+    def in_area(self, slug):
+        """Return the nodes of one area: the area itself and every node under it.
+
+        Uses the stored paths (an area's descendants' paths start with its slug and a slash),
+        so it needs no query for the area's tree id.
+
+        Args:
+            slug: the slug of an area (a root node).
+        """
+        return self.filter(models.Q(path=slug) | models.Q(path__startswith=f"{slug}/"))
+
+    def containing(self, terms, excluded=()):
+        """Return the nodes whose title or body text contains every term and no excluded one.
+
+        Matching ignores case as the database's ``icontains`` does: on SQLite, that is only for
+        ASCII letters (SQLite's ``LIKE``).
+
+        Args:
+            terms: strings that must each occur in the title or the body text.
+            excluded: strings that must occur in neither.
+        """
+        nodes = self
+        for term in terms:
+            nodes = nodes.filter(_mentions(term))
+        for term in excluded:
+            nodes = nodes.exclude(_mentions(term))
+        return nodes
+
+
+class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
+    """The tree manager; refuses moves that would break the wiki's rules."""
+
+    def move_node(self, node, target, position="last-child"):
+        """Move ``node`` relative to ``target``, as django-mptt's ``TreeManager.move_node``.
+
+        This is what the admin's drag-and-drop calls. It is one transaction: after
+        :func:`lock_tree`, both nodes' tree fields are read again (django-mptt moves by the
+        numbers in memory, which other moves make stale), and the node's new place is checked
+        with the model's ``validate_placement`` before anything is written. Then it does what
+        django-mptt's ``move_node`` does (move, save, send ``node_moved``), and stores the new
+        parent before the save, as the model's ``save()`` takes the stored parent for the
+        node's current one.
+
+        Args:
+            node: the node to move.
+            target: the node to move relative to, or None to make ``node`` a root.
+            position: ``first-child``, ``last-child``, ``left`` or ``right`` of ``target``.
+
+        Raises:
+            mptt.exceptions.InvalidMove: the move would put a node under itself or one of its
+                descendants, put anything under a chapter, make a chapter a root, or give the
+                node a slug a new sibling already has. Nothing is written.
+        """
+        with transaction.atomic(using=self.db):
+            lock_tree(self.db)
+            tree_fields = ["parent", *TREE_FIELDS]
+            node.refresh_from_db(fields=tree_fields)
+            if target is not None:
+                target.refresh_from_db(fields=tree_fields)
+            if target is None or position in ("left", "right"):
+                parent = target.parent if target is not None else None
+            else:
+                parent = target
+            try:
+                node.validate_placement(parent)
+            except ValidationError as error:
+                raise InvalidMove(" ".join(error.messages)) from error
+            move_by_mptt(node, target, position)
+            node.save()
+            node_moved.send(sender=self.model, instance=node, target=target, position=position)
+
+    def check_tree(self):
+        """Return what is wrong with the stored tree, for data that bypassed ``save()``.
+
+        Fixtures are saved raw, so nothing checked their rows. This checks, in order: that no
+        node is its own ancestor; that the nested-set fields are what django-mptt's
+        ``rebuild()`` makes of the parents (run in a savepoint that is rolled back), comparing
+        the trees' order and not their ``tree_id`` numbers, which have gaps where a tree was
+        deleted or moved and ``rebuild()`` numbers from 1; and that every node keeps the rules
+        of the model's ``check_placement``, has a valid slug and a known kind. It reads the
+        tree under :func:`lock_tree`, so no write happens halfway.
+
+        Returns:
+            A list of sentences, empty when the tree is valid.
+        """
+        with transaction.atomic(using=self.db):
+            lock_tree(self.db)
+            return self._check_tree()
+
+    def _check_tree(self):
+        nodes = {node.pk: node for node in self.for_navigation()}
+        for node in nodes.values():
+            seen, ancestor = {node.pk}, nodes.get(node.parent_id)
+            while ancestor is not None:
+                if ancestor.pk in seen:
+                    return [f"“{node.title}” (pk {node.pk}) is its own ancestor."]
+                seen.add(ancestor.pk)
+                ancestor = nodes.get(ancestor.parent_id)
+        fields = ["pk", "parent_id", "tree_id", "lft", "rght", "level"]
+        stored = _renumber_trees(self.values_list(*fields))
+        with transaction.atomic(using=self.db):
+            self.rebuild()
+            rebuilt = _renumber_trees(self.values_list(*fields))
+            transaction.set_rollback(True, using=self.db)
+        if stored != rebuilt:
+            wrong = [
+                pk for (pk, *_), right in zip(stored, rebuilt, strict=True) if _ != list(right[1:])
+            ]
+            return [
+                "The tree fields do not match the parents (lft, rght, tree_id or level of "
+                f"pk {', '.join(map(str, wrong[:5]))}); they were not made by django-mptt "
+                "for this database's nodes."
+            ]
+        problems, slugs = [], {}
+        for node in nodes.values():
+            slugs.setdefault(node.parent_id, []).append(node.slug)
+        for node in nodes.values():
+            label = f"“{node.title}” (pk {node.pk})"
+            if node.kind not in self.model.Kind.values:
+                problems.append(f"{label}: kind “{node.kind}” is not a choice.")
+                continue
+            try:
+                validate_unicode_slug(node.slug)
+            except ValidationError:
+                problems.append(f"{label}: the slug is empty or not a valid slug.")
+                continue
+            siblings = list(slugs[node.parent_id])
+            siblings.remove(node.slug)
+            try:
+                node.check_placement(nodes.get(node.parent_id), set(siblings))
+            except ValidationError as error:
+                problems.extend(f"{label}: {message}" for message in error.messages)
+        return problems
+
+
+def _renumber_trees(rows):
+    """Return tree-field rows with each ``tree_id`` (the third value) replaced by its rank.
+
+    Args:
+        rows: ``(pk, parent_id, tree_id, lft, rght, level)`` rows in tree order.
+
+    Returns:
+        A list of the rows, their tree ids numbered 1, 2, ... in the order of the ids.
+    """
+    rows = list(rows)
+    ranks = {tree_id: rank for rank, tree_id in enumerate(sorted({r[2] for r in rows}), 1)}
+    return [(pk, parent, ranks[tree_id], *rest) for pk, parent, tree_id, *rest in rows]
+
+
+def cache_trees(nodes):
+    """Link ``nodes`` to their parents and children in memory, as django-mptt's
+    ``get_cached_trees()`` does, in time linear in the number of nodes.
+
+    django-mptt 0.18's ``get_cached_trees()`` finds each node's parent by scanning every node
+    of the level above (``mptt.utils.get_cached_trees``, since its pull request #830), so it
+    takes time in the square of the tree's width (``bench/README.md``). Here each parent is
+    found by its primary key. The nodes get what django-mptt's own function gives them
+    (:func:`set_mptt_memory`), so its ``get_children()`` and ``get_ancestors()`` read them
+    instead of the database. Each node's children are also its ``cached_children`` list:
+    code walking the whole tree reads that, since ``get_children()`` builds a queryset around
+    the list on every call.
+
+    Args:
+        nodes: every node of one or more whole trees, in tree order (parents first); a node
+            whose parent is left out becomes a root.
+
+    Returns:
+        The root nodes, in order.
+    """
+    roots, by_pk = [], {}
+    for node in nodes:
+        node.cached_children = []
+        set_mptt_memory(node, children=node.cached_children)
+        by_pk[node.pk] = node
+        parent = by_pk.get(node.parent_id)
+        if parent is None:
+            roots.append(node)
+        else:
+            node.parent = parent
+            parent.cached_children.append(node)
+    return roots
+
+
+# django-mptt's private API. Everything else in the project uses django-mptt's public API;
+# these two functions are the only places that touch its private methods and attributes.
+# Checked against django-mptt 0.18.0 (mptt/models.py, mptt/managers.py, mptt/utils.py): check
+# them again when upgrading it.
+
+_UNSET = object()
+
+
+def move_by_mptt(node, target, position):
+    """Move ``node`` with django-mptt's own queries, and store its new parent; no save.
+
+    ``TreeManager.move_node`` is ``_move_node`` (the queries that shift the nested-set
+    fields, which leave the parent column to the save that follows) then ``save()``; the
+    save of ``chapters.models.Node`` takes the stored parent for the node's current one
+    (:func:`set_mptt_memory`), so the new parent is stored here first.
+
+    Args:
+        node: the node, its tree fields and its target's read after :func:`lock_tree`.
+        target: the node to move relative to, or None to make ``node`` a root.
+        position: ``first-child``, ``last-child``, ``left`` or ``right`` of ``target``.
+    """
+    manager = type(node)._tree_manager
+    manager._move_node(node, target, position)
+    manager.filter(pk=node.pk).update(parent=node.parent_id)
+
+
+def set_mptt_memory(node, *, loaded_parent=_UNSET, children=None):
+    """Set what django-mptt remembers of ``node`` in memory.
+
+    Args:
+        node: a node.
+        loaded_parent: the parent's primary key that django-mptt's ``save()`` compares the
+            node's ``parent`` with to decide whether the save is a move (it keeps the parent
+            the instance was loaded with in ``_mptt_cached_fields``).
+        children: the list ``get_children()`` returns without a query, with
+            ``get_ancestors()`` walking ``parent`` in memory (``_cached_children`` and
+            ``_mptt_use_cached_ancestors``, as ``mptt.utils.get_cached_trees`` sets them).
+    """
+    if loaded_parent is not _UNSET:
+        node._mptt_cached_fields["parent"] = loaded_parent
+    if children is not None:
+        node._cached_children = children
+        node._mptt_use_cached_ancestors = True
