@@ -7,16 +7,17 @@ matches (the target was renamed) keeps pointing at the node it pointed at before
 keep working; and when a node's path changes or it is deleted, the nodes linking to it are
 rendered again, so their links never go through a redirect or to a 404.
 
-This module asks the database only through the models it is given, so models.py can use it.
+This module resolves ``[[...]]`` targets; the wiki paths that Markdown links point at are
+read from the rendered HTML by ``internal_paths``, which lives in :mod:`chapters.markdown.text`
+and is imported here for models.py. This module asks the database only through the models it
+is given, so models.py can use it.
 """
 
 import re
-from html.parser import HTMLParser
-from urllib.parse import unquote, urlsplit
 
 from django.db.models import Q
 
-from .markdown import WIKI_LINK
+from .markdown import WIKI_LINK, internal_paths
 
 __all__ = ["LinkResolver", "internal_paths"]
 
@@ -84,38 +85,3 @@ class LinkResolver:
             return None, problem
         self.resolved[target] = (node, "")
         return node.get_absolute_url(), None
-
-
-def internal_paths(html):
-    """Return the wiki paths that ``<a href>`` in ``html`` point at, without ``[[links]]``.
-
-    Only absolute paths on this site count ("/ml-systems/"), not other hosts, fragments,
-    or links the wiki-link extension made.
-
-    Returns:
-        A list of stored-path strings ("ml-systems/ml-compilers"), in order, without repeats.
-    """
-    parser = _HrefParser()
-    parser.feed(html)
-    paths = []
-    for href in parser.hrefs:
-        parts = urlsplit(href)
-        if parts.scheme or parts.netloc or not parts.path.startswith("/"):
-            continue
-        path = unquote(parts.path).strip("/")
-        if path and "\x00" not in path and path not in paths:
-            paths.append(path)
-    return paths
-
-
-class _HrefParser(HTMLParser):
-    """Collect the ``href`` of every ``<a>`` that is not a wiki link."""
-
-    def __init__(self):
-        super().__init__()
-        self.hrefs = []
-
-    def handle_starttag(self, tag, attrs):
-        attributes = dict(attrs)
-        if tag == "a" and "wikilink" not in (attributes.get("class") or "").split():
-            self.hrefs.append(attributes.get("href") or "")
