@@ -82,12 +82,12 @@ def test_parse_lock_reads_pins_and_hashes():
 
 
 def test_production_lock_pins_every_dependency_within_its_range():
-    assert unsatisfied(declared(), read_lock("requirements.txt")) == []
+    assert unsatisfied(declared(), read_lock("requirements.txt")) == [], "run bin/lock"
 
 
 def test_test_lock_pins_every_dependency_and_test_tool_within_its_range():
     requirements = declared() + declared("test")
-    assert unsatisfied(requirements, read_lock("requirements-test.txt")) == []
+    assert unsatisfied(requirements, read_lock("requirements-test.txt")) == [], "run bin/lock"
 
 
 def test_locks_carry_a_hash_for_every_pin():
