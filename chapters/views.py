@@ -13,8 +13,7 @@ from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from . import dashboard as readiness
-from . import history, navigation, search
+from . import contents, history, navigation, readiness, search
 from .caching import cached_page, can_edit, version
 from .forms import AreaForm, CompareForm, SearchForm
 from .markdown import MarkdownError, render_markdown
@@ -28,7 +27,7 @@ RESULTS_PER_PAGE = 20
 @cached_page
 def home(request):
     """Render the wiki's title and the full table of contents."""
-    toc_html = navigation.contents_html(version(request))
+    toc_html = contents.contents_html(version(request))
     return render(request, "chapters/home.html", {"toc_html": toc_html})
 
 
@@ -42,7 +41,7 @@ def node_detail(request, path):
     if node is None:
         moved = get_object_or_404(PathRedirect.objects.select_related("node"), old_path=path)
         return redirect(moved.node, permanent=True)
-    around, toc_html = navigation.page_navigation(node, version(request))
+    around, toc_html = contents.page_navigation(node, version(request))
     context = {
         "node": node,
         "ancestors": around.ancestors,
