@@ -37,13 +37,13 @@ from django.utils.cache import get_conditional_response, patch_cache_control, pa
 from django.utils.http import http_date
 from django.views.decorators.http import condition
 
+from .permissions import can_edit
 from .version_watch import watch
 
 __all__ = [
     "ReaderNotModifiedMiddleware",
     "ReaderPageMiddleware",
     "cached_page",
-    "can_edit",
     "clear",
     "source_digest",
     "version",
@@ -115,11 +115,6 @@ def _version(request):
     return request._wiki_version
 
 
-def can_edit(user):
-    """Return True when ``user`` may change nodes, so their pages link to the admin."""
-    return user.is_staff and user.has_perm("chapters.change_node")
-
-
 def _is_reader(request):
     """Return True for a request whose page is the same for every reader.
 
@@ -140,7 +135,8 @@ def _viewer(request):
 
     Returns:
         ``"reader"`` for anyone not signed in; ``"user-<pk>"`` for a signed-in user, with
-        ``-editor`` when they may edit; None when messages are waiting to be shown.
+        ``-editor`` when they may edit (``permissions.can_edit``: their pages have an "Edit"
+        link); None when messages are waiting to be shown.
     """
     if _is_reader(request):
         return "reader"

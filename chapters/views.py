@@ -14,10 +14,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from . import contents, history, navigation, readiness, search
-from .caching import cached_page, can_edit, version
+from .caching import cached_page, version
 from .forms import AreaForm, CompareForm, SearchForm
 from .markdown import MarkdownError, render_markdown
 from .models import LinkResolver, Node, PathRedirect
+from .permissions import can_revert
 
 REVISIONS_PER_PAGE = 50
 
@@ -35,7 +36,7 @@ def home(request):
 def node_detail(request, path):
     """Render the section or chapter at ``path``; 301 from a path it had before; else 404.
 
-    Staff who may change nodes also get a link to the page's change form in the admin.
+    Editors (``permissions.can_edit``) also get a link to the page's change form in the admin.
     """
     node = Node.objects.filter(path=path).first()
     if node is None:
@@ -47,7 +48,6 @@ def node_detail(request, path):
         "ancestors": around.ancestors,
         "toc_html": toc_html,
         "linked_from": navigation.linked_from(node),
-        "can_edit": can_edit(request.user),
     }
     if node.is_chapter:
         context["previous"], context["next"] = around.previous, around.next
@@ -128,9 +128,9 @@ def revision_diff(request):
 
 @require_POST
 def revision_revert(request, revision_id):
-    """Revert a node to one of its revisions (editors with the change permission), then go
-    back to ``next``."""
-    if not request.user.has_perm("chapters.change_node"):
+    """Revert a node to one of its revisions (``permissions.can_revert``), then go back to
+    ``next``."""
+    if not can_revert(request.user):
         raise PermissionDenied("Only editors who may change pages can revert them.")
     revision = get_object_or_404(history.all_revisions(), history_id=revision_id)
     node = Node.objects.filter(pk=revision.id).first()
