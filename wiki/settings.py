@@ -89,14 +89,14 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # A reader's conditional GET of a page that has not changed is answered 304 here, before
     # anything else runs (chapters.caching).
-    "chapters.caching.ReaderNotModifiedMiddleware",
+    "chapters.caching.middleware.ReaderNotModifiedMiddleware",
     "csp.middleware.CSPMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Readers' pages kept in the cache, and their 304s, are answered here, with the headers
     # of the middleware above, before sessions, authentication and the rest below
     # (chapters.caching).
-    "chapters.caching.ReaderPageMiddleware",
+    "chapters.caching.middleware.ReaderPageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -143,8 +143,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(transaction_mode="IMMEDIATE", timeout=20)
 
 # On PostgreSQL, each process learns of a new version of the wiki by a notification instead
-# of a query per page (chapters.version_watch). WIKI_VERSION_NOTIFY=0 switches that off, as
-# behind PgBouncer's transaction pooling, where a LISTEN does not last.
+# of a query per page (chapters.caching.version_watch). WIKI_VERSION_NOTIFY=0 switches that
+# off, as behind PgBouncer's transaction pooling, where a LISTEN does not last.
 WIKI_VERSION_NOTIFY = os.environ.get("WIKI_VERSION_NOTIFY", "1") != "0"
 
 # One cache for every app server when REDIS_URL names a Redis; otherwise each process keeps
