@@ -17,6 +17,9 @@ manner of cookiecutter-django:
   ``X-Forwarded-Proto`` and ``X-Forwarded-For``: requests it marks ``https`` count as secure,
   and the login lockout counts failures per client address from ``X-Forwarded-For``. Default:
   off (the headers are not trusted, since any client could send them).
+- ``WIKI_VERSION_NOTIFY``: off (``0``/``false``/``no``/``off``) behind a pooler that does not
+  keep a ``LISTEN`` (PgBouncer's transaction pooling): each page then reads the wiki's
+  version with a query on PostgreSQL. Default: on.
 - ``REDIS_URL``: the cache, ``redis://host:6379/<db>``, shared by every app server (Django's
   own Redis backend). Default: a local-memory cache in each process.
 
@@ -145,7 +148,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # On PostgreSQL, each process learns of a new version of the wiki by a notification instead
 # of a query per page (chapters.caching.version_watch). WIKI_VERSION_NOTIFY=0 switches that
 # off, as behind PgBouncer's transaction pooling, where a LISTEN does not last.
-WIKI_VERSION_NOTIFY = os.environ.get("WIKI_VERSION_NOTIFY", "1") != "0"
+WIKI_VERSION_NOTIFY = env_flag("WIKI_VERSION_NOTIFY", default=True)
 
 # One cache for every app server when REDIS_URL names a Redis; otherwise each process keeps
 # its own in memory, which is right for one process (bin/serve, the tests).
