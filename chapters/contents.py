@@ -171,9 +171,9 @@ def mark_current(contents, node, navigation):
 
     Only the sections leading to the page, and the page itself when it is a section with
     children, are open, and its link gets ``aria-current="page"``. A mark is missing only when
-    the contents were read from the database just after a write that the page's own reads had
-    not seen (a node deleted in between); the page is then left unmarked there, not failed,
-    and a warning is logged.
+    the tree was written between the request's read of the version and its reads of the
+    nodes (a page added just then), so that the contents kept under that version lack it;
+    the page is then left unmarked there, not failed, and a warning is logged.
 
     Args:
         contents: the :class:`Contents`.
