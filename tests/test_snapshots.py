@@ -1,0 +1,70 @@
+"""The suite's loaded-once trees (tests/snapshots.py): each test gets what a load leaves."""
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from chapters.models import Link, Node, WikiVersion
+from tests.conftest import snapshot_models
+from tests.helpers import SMALL_TREE
+
+
+def stored_rows():
+    """Return every row of the snapshot's tables, by model name, as comparable tuples.
+
+    Left out: the keys the database numbers (of revisions and links), which depend on what
+    its sequences counted before, and the time of the wiki's version, which is the time of
+    the load.
+    """
+    numbered = {Node.history.model, Link}
+    rows = {}
+    for model in snapshot_models():
+        fields = [
+            f.attname
+            for f in model._meta.concrete_fields
+            if not (f.primary_key and model in numbered) and f.attname != "changed"
+        ]
+        rows[model.__name__] = sorted(
+            model._base_manager.values_list(*fields), key=lambda row: [str(v) for v in row]
+        )
+    return rows
+
+
+def empty_tables():
+    """Delete every row of the snapshot's tables, and put back the version migration 0010
+    writes, as in the migrated database."""
+    with connection.cursor() as cursor:
+        for model in snapshot_models():  # the version last: deleting nodes bumps it
+            cursor.execute(f"DELETE FROM {connection.ops.quote_name(model._meta.db_table)}")
+    WikiVersion.objects.create(pk=1, number=0)
+
+
+@pytest.mark.django_db
+def test_curriculum_fixture_gives_what_loaddata_leaves(curriculum_snapshot):
+    call_command("loaddata", "curriculum", verbosity=0)
+    loaded = stored_rows()
+    assert len(loaded["Node"]) == len(loaded["HistoricalNode"]) == 222
+    empty_tables()
+    curriculum_snapshot.restore()
+    assert stored_rows() == loaded
+
+
+@pytest.mark.django_db
+def test_small_tree_fixture_gives_what_loading_its_outline_leaves(small_tree, load_outline):
+    restored = stored_rows()
+    assert len(restored["Node"]) == 11
+    empty_tables()
+    load_outline(SMALL_TREE)
+    assert stored_rows() == restored
+
+
+@pytest.mark.django_db
+def test_tests_without_a_tree_see_none():
+    assert (Node.objects.count(), Node.history.count(), Link.objects.count()) == (0, 0, 0)
+
+
+@pytest.mark.django_db
+def test_a_node_added_after_the_curriculum_gets_a_new_key(curriculum):
+    area = Node.objects.create(title="New area", kind=Node.Kind.SECTION)
+    assert area.pk > max(Node.objects.exclude(pk=area.pk).values_list("pk", flat=True))
+    assert Node.history.filter(id=area.pk).count() == 1
