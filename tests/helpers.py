@@ -29,6 +29,26 @@ def node(title):
     return Node.objects.get(title=title)
 
 
+def edit(title, /, *, user=None, summary=None, **fields):
+    """Change fields of the node titled ``title`` and save it, as an editor's one revision.
+
+    Args:
+        title: the node's current title (positional only, so that ``title=`` sets a new one).
+        user: the revision's author (django-simple-history's ``_history_user``), or None.
+        summary: the revision's summary (django-simple-history's ``_change_reason``), or None.
+        **fields: the new values, by field name.
+
+    Returns:
+        The saved node.
+    """
+    target = node(title)
+    for name, value in fields.items():
+        setattr(target, name, value)
+    target._history_user, target._change_reason = user, summary
+    target.save()
+    return target
+
+
 def tree_table():
     """Return the tree as text, one row per node in tree order: indent, title, kind, path."""
     return "\n".join(f"{'  ' * n.level}{n.title} [{n.kind}] {n.path}" for n in Node.objects.all())
