@@ -1,4 +1,4 @@
-"""Helpers for reading the tree and pages back in tests."""
+"""Helpers for editing the tree and reading it and its pages back in tests."""
 
 import os
 import subprocess
@@ -8,6 +8,18 @@ from bs4 import BeautifulSoup
 from django.conf import settings
 
 from chapters.models import Node
+
+__all__ = [
+    "SITE_SCRIPTS",
+    "SMALL_TREE",
+    "edit",
+    "node",
+    "page_scripts",
+    "run_with_environment",
+    "soup",
+    "toc_outline",
+    "tree_table",
+]
 
 SMALL_TREE = """\
 Area A
