@@ -1,4 +1,8 @@
-"""The suite's loaded-once trees (tests/snapshots.py): each test gets what a load leaves."""
+"""The suite's own ways to a tree: each gives what loading the tree's fixture leaves.
+
+The curriculum and the small tree are loaded once per session and written back into each
+test (tests/snapshots.py); large trees are written in bulk (``tests.helpers.build_tree``).
+"""
 
 import pytest
 from django.core.management import call_command
@@ -6,7 +10,7 @@ from django.db import connection
 
 from chapters.models import Link, Node, WikiVersion
 from tests.conftest import snapshot_models
-from tests.helpers import SMALL_TREE
+from tests.helpers import SMALL_TREE, build_tree
 
 
 def stored_rows():
@@ -68,3 +72,14 @@ def test_a_node_added_after_the_curriculum_gets_a_new_key(curriculum):
     area = Node.objects.create(title="New area", kind=Node.Kind.SECTION)
     assert area.pk > max(Node.objects.exclude(pk=area.pk).values_list("pk", flat=True))
     assert Node.history.filter(id=area.pk).count() == 1
+
+
+@pytest.mark.django_db
+def test_build_tree_writes_what_loading_the_outline_leaves(load_outline):
+    load_outline(SMALL_TREE)
+    loaded = stored_rows()
+    empty_tables()
+    assert build_tree(SMALL_TREE) == 11
+    built = stored_rows()
+    assert built.pop("WikiVersion") != loaded.pop("WikiVersion")  # triggers count writes
+    assert built == loaded
