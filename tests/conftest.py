@@ -5,7 +5,6 @@ import json
 import os
 
 import pytest
-from django.apps import apps
 from django.conf import settings
 from django.core.management import call_command
 from django.db import connection
@@ -13,11 +12,10 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from chapters import caching
-from chapters.models import WikiVersion
 from chapters.outline import build_fixture, parse_outline
 from chapters.version_watch import watch
 from tests.helpers import SMALL_TREE
-from tests.snapshots import Snapshot
+from tests.snapshots import Snapshot, chapters_models
 
 # The property tests (tests/test_properties.py). "ci", the default, runs few, fixed sequences:
 # derandomize makes Hypothesis draw the same examples on every run, so a failure in CI is
@@ -72,22 +70,12 @@ def write_outline(text, directory):
     return str(fixture)
 
 
-def snapshot_models():
-    """Return the chapters app's models (nodes, their revisions, links, redirects, the
-    wiki's version), the version last.
-
-    The triggers of migration 0010 bump the version on every write to the other tables, so
-    :meth:`Snapshot.restore` writes the version a load left after them.
-    """
-    return sorted(apps.get_app_config("chapters").get_models(), key=lambda m: m is WikiVersion)
-
-
 @pytest.fixture(scope="session")
 def curriculum_snapshot(django_db_setup, django_db_blocker):
     """Load fixtures/curriculum.json once for the session; return the rows it leaves."""
     with django_db_blocker.unblock():
         return Snapshot.take(
-            lambda: call_command("loaddata", "curriculum", verbosity=0), snapshot_models()
+            lambda: call_command("loaddata", "curriculum", verbosity=0), chapters_models()
         )
 
 
@@ -97,7 +85,9 @@ def curriculum(db, curriculum_snapshot):
 
     The nodes with their derived fields, their revisions, links, redirects and the wiki's
     version, as ``manage.py loaddata curriculum`` (an operator's command) leaves them in an
-    empty database: loaded once per session (``curriculum_snapshot``) and written back here.
+    empty database: loaded once per session (``curriculum_snapshot``) and written back here,
+    inside the test's transaction (or, for a transactional test, before its flush). The
+    version's time is that of the session's load.
     """
     curriculum_snapshot.restore()
 
@@ -118,7 +108,7 @@ def small_tree_snapshot(django_db_setup, django_db_blocker, tmp_path_factory):
     fixture = write_outline(SMALL_TREE, tmp_path_factory.mktemp("small_tree"))
     with django_db_blocker.unblock():
         return Snapshot.take(
-            lambda: call_command("loaddata", fixture, verbosity=0), snapshot_models()
+            lambda: call_command("loaddata", fixture, verbosity=0), chapters_models()
         )
 
 

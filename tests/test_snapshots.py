@@ -9,8 +9,8 @@ from django.core.management import call_command
 from django.db import connection
 
 from chapters.models import Link, Node, WikiVersion
-from tests.conftest import snapshot_models
 from tests.helpers import SMALL_TREE, build_tree
+from tests.snapshots import chapters_models
 
 
 def stored_rows():
@@ -22,7 +22,7 @@ def stored_rows():
     """
     numbered = {Node.history.model, Link}
     rows = {}
-    for model in snapshot_models():
+    for model in chapters_models():
         fields = [
             f.attname
             for f in model._meta.concrete_fields
@@ -38,7 +38,7 @@ def empty_tables():
     """Delete every row of the snapshot's tables, and put back the version migration 0010
     writes, as in the migrated database."""
     with connection.cursor() as cursor:
-        for model in snapshot_models():  # the version last: deleting nodes bumps it
+        for model in chapters_models():  # the version last: deleting nodes bumps it
             cursor.execute(f"DELETE FROM {connection.ops.quote_name(model._meta.db_table)}")
     WikiVersion.objects.create(pk=1, number=0)
 
