@@ -73,10 +73,10 @@ def build_tree(outline):
     For trees too large to load through ``loaddata`` in a test about something else (pages'
     queries): a few queries instead of some for every node. The rows are those
     ``chapters.outline.build_fixture`` makes, with the derived fields ``Node.save()`` keeps
-    (path, rendered body, text and headings) and one revision each, as the fixture hook
-    records (``chapters.models.record_loaded_revision``). Outlines' bodies link nowhere, so
-    there are no links to store; only the wiki's version counts differently, as the
-    database's triggers count statements or rows.
+    (path, rendered body, text and headings) and one revision each, as ``loaddata`` records
+    it. Outlines' bodies link nowhere, so there are no links to store; only the wiki's
+    version counts differently, as the database's triggers count statements or rows
+    (tests/test_snapshots.py compares the two).
 
     Args:
         outline: an outline, as ``chapters.outline.parse_outline`` reads it, of an empty tree.
