@@ -90,7 +90,11 @@ class Snapshot:
         Foreign keys are checked at commit (Django makes them deferrable on SQLite and
         PostgreSQL), so a row may name a row written after it. On PostgreSQL each table's
         sequence is then set past its highest primary key, as ``loaddata`` does, so rows
-        inserted later do not collide with the ones written here.
+        inserted later do not collide with the ones written here. Outside a transaction
+        (a transactional test) the connection is then closed, as Django's ``loaddata``
+        closes it: the test goes on from the state a load leaves, where its next query
+        opens a new connection (on PostgreSQL, the notification of the commit that
+        ``chapters.version_watch`` listens for has then usually arrived).
 
         Args:
             using: the database alias.
@@ -103,3 +107,5 @@ class Snapshot:
                     cursor.executemany(sql, params)
             for statement in connection.ops.sequence_reset_sql(no_style(), written):
                 cursor.execute(statement)
+        if transaction.get_autocommit(using):
+            connection.close()
