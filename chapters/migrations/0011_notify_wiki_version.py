@@ -58,7 +58,6 @@ def stop_notifying(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("chapters", "0010_wiki_version"),
     ]
