@@ -38,6 +38,22 @@ def wait_for_version(old, seconds=10):
     return current
 
 
+def settle_notifications(seconds=10):
+    """Have every notification sent so far reach this process's listener, and be read.
+
+    PostgreSQL delivers a channel's notifications to a listener in the order of the commits
+    that sent them, a moment after each commit: once a notification sent now has arrived,
+    every earlier one has, and ``watch.current()`` then reads them all.
+    """
+    watch.current()  # listening, if it was not
+    with other_connection() as sender:
+        sender.execute("SELECT pg_notify(%s, 'settle')", [CHANNEL])
+    deadline = time.monotonic() + seconds
+    while not watch._selector.select(timeout=0.01):
+        assert time.monotonic() < deadline, f"no notification within {seconds} s"
+    watch.current()
+
+
 @pytest.mark.django_db
 def test_inside_a_transaction_the_version_is_read_with_a_query(
     small_tree, django_assert_num_queries
@@ -88,6 +104,7 @@ def test_the_version_is_read_once_until_another_process_writes(
 @pytest.mark.postgresql
 @committed
 def test_a_warm_page_makes_no_query(client, small_tree, django_assert_num_queries):
+    settle_notifications()  # the tree's load was committed a moment ago
     first = reader_page(client, CHAPTER_FIVE)
     with django_assert_num_queries(0):
         assert reader_page(client, CHAPTER_FIVE) == first
