@@ -8,7 +8,7 @@ quotes one node of a page of results, matched words in ``<mark>``:
   text (weight B) are parsed with the ``english`` configuration, so words are stemmed
   ("optimizing" finds "Optimization") and stop words ignored; the query uses web-search syntax
   (``websearch_to_tsquery``: "quoted phrases", ``-excluded`` words, ``or``); results are ordered
-  by ``ts_rank``; snippets are ``ts_headline`` fragments. Migration 0003 indexes the same
+  by ``ts_rank``; snippets are ``ts_headline`` fragments. Migration 0004 indexes the same
   vector expression with GIN.
 - Anything else (SQLite, which has no text search types): each word, or quoted phrase, must
   occur in the title or the body text (case-insensitive substring); ``-word`` excludes.
@@ -61,7 +61,7 @@ def parser_text(field):
 def search_vector():
     """Return the weighted vector of a node's title (A) and body text (B), for PostgreSQL.
 
-    Migration 0003 builds its GIN index on this very expression; PostgreSQL uses an
+    Migration 0004 builds its GIN index on this very expression; PostgreSQL uses an
     expression index only for a query that repeats the expression exactly.
     """
     return SearchVector(parser_text("title"), weight="A", config=SEARCH_CONFIG) + SearchVector(

@@ -20,7 +20,7 @@ from tests.snapshots import Snapshot, chapters_models
 # The property tests (tests/test_properties.py). "ci", the default, runs few, fixed sequences:
 # derandomize makes Hypothesis draw the same examples on every run, so a failure in CI is
 # reproduced by running the test again, and a green run is not luck. "explore" runs ten times
-# as many random sequences (HYPOTHESIS_PROFILE=explore; README, "Tests and CI"). A step takes
+# as many random sequences (HYPOTHESIS_PROFILE=explore; docs/testing.md). A step takes
 # milliseconds to tens of them, the pages at the end of a sequence a request each: no deadline.
 hypothesis_settings.register_profile(
     "ci",

@@ -5,7 +5,7 @@ reverts, through the model API and through the admin's forms, from the small tre
 every step the stored tree must be the one ``tests.tree_model.ExpectedTree`` predicts, and
 after the sequence the tree must be valid and every page, breadcrumb, pager and old URL
 right (see ``check_database`` and ``check_tree_and_pages``). How many sequences and steps:
-the Hypothesis profile (tests/conftest.py; README, "Tests and CI").
+the Hypothesis profile (tests/conftest.py; docs/testing.md).
 """
 
 import pytest

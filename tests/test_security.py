@@ -87,7 +87,7 @@ def run_manage(*args, **env):
     )
 
 
-# What an operator sets in production (see the README): a long random key, HTTPS, a host.
+# What an operator sets in production (see docs/operations.md): a long random key, HTTPS, a host.
 PRODUCTION = {
     "DJANGO_SECRET_KEY": "q8#vN2!xk7$Lr0p@Wm5^tY3&zB9*cD1(eF6)gH4_jK8+lM2=nP7-sR0~uV5",
     "DJANGO_HTTPS": "1",

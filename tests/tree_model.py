@@ -79,7 +79,7 @@ class ExpectedTree:
         """Return why node ``pk`` (None: a new node of ``kind``) with ``slug`` may not live
         under ``parent``, or None.
 
-        The wiki's rules (README, "Editing in the admin"): not under itself or a descendant,
+        The wiki's rules (docs/editing.md, "The admin"): not under itself or a descendant,
         not under a chapter, no chapter at the top level, no reserved slug at the top level,
         no slug a sibling has, no path longer than the column.
         """
@@ -106,7 +106,7 @@ class ExpectedTree:
         return {self.slug[other] for other in self.children[parent] if other != pk}
 
     def new_slug(self, title, kind, parent, pk=None):
-        """Return the slug a node gets from ``title`` under ``parent`` (README: "Slugs").
+        """Return the slug a node gets from ``title`` under ``parent`` (docs/editing.md: slugs).
 
         The title's slug, or "-2", "-3", ... appended while a sibling (or, at the top level,
         the site's own URLs) has it.
