@@ -26,7 +26,7 @@ from django.utils import timezone
 from mptt.exceptions import InvalidMove
 
 from .markdown import MarkdownError, render_markdown
-from .models import RESERVED_ROOT_SLUGS, Node
+from .models import RESERVED_ROOT_SLUGS, Node, lock_tree
 
 __all__ = [
     "FORMAT",
@@ -106,7 +106,8 @@ def export_curriculum():
 def import_curriculum(data, source):
     """Load a curriculum file into the tree, all or nothing.
 
-    Every entry is checked first, against the file and the database; then, in file order,
+    Every entry is checked alone first; then, under ``lock_tree`` (so that nothing of the
+    tree is read before it), against the file and the database; then, in file order,
     a node whose path exists is updated (title, kind, status, body and its place among its
     siblings) and any other is added, through ``Node.save()`` and django-mptt's moves, so
     paths, HTML, links and redirects are derived as for an edit. Siblings end up in the
@@ -127,6 +128,7 @@ def import_curriculum(data, source):
             tree; its ``problems`` name each offending entry. Nothing is written.
     """
     entries, problems = _read(data)
+    lock_tree()
     existing = {node.path: node for node in Node.objects.for_navigation()}
     problems += _check_tree(entries, existing)
     if problems:

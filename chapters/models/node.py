@@ -59,6 +59,9 @@ TITLE_MAX_LENGTH = 200
 # The fields save() computes, written whatever update_fields says.
 DERIVED_FIELDS = ("slug", "path", "body_html", "body_text", "headings", "updated")
 
+# The fields of a parent that the tree's rules read (validate_placement), besides its place.
+PLACEMENT_FIELDS = ("kind", "title", "path")
+
 # The fields a revision records and a revert restores; the tree's own fields are left out.
 REVISION_FIELDS = ("title", "slug", "kind", "status", "parent_id", "body")
 
@@ -262,9 +265,8 @@ class Node(MPTTModel):
 
         Raises:
             ValidationError: the title is blank, the title or body is too long, the body
-                cannot be rendered, a section with
-                children is turned into a chapter, or the placement is invalid (see
-                :meth:`validate_placement`).
+                cannot be rendered, or the tree's rules refuse the node where it is (see
+                :meth:`validate_in_tree`).
         """
         if not self.title.strip():
             raise ValidationError({"title": "The title cannot be blank."})
@@ -274,9 +276,23 @@ class Node(MPTTModel):
         except MarkdownError as error:
             raise ValidationError({"body": str(error)}) from error
         self.fill_slug()
-        if self.is_chapter and self.pk is not None and self.get_children().exists():
+        self.validate_in_tree()
+
+    def validate_in_tree(self):
+        """Check the tree's rules for this node where it is about to be saved.
+
+        Called by :meth:`save` after :func:`lock_tree` and :meth:`refresh_tree_fields`, so
+        that it sees the tree as the save will change it: the rules of
+        :meth:`validate_placement` under the node's parent, and that a chapter has no
+        children.
+
+        Raises:
+            ValidationError: (keyed by field) the node may not be saved where it is.
+        """
+        self.validate_placement(self.parent if self.parent_id is not None else None)
+        stored = self.pk is not None and not self._state.adding
+        if self.is_chapter and stored and Node.objects.filter(parent_id=self.pk).exists():
             raise ValidationError({"kind": "This node has children, so it must stay a section."})
-        self.validate_placement(self.parent)
 
     def check_lengths(self):
         """Refuse a title or body longer than allowed, the same on every database.
@@ -323,14 +339,24 @@ class Node(MPTTModel):
         not from possibly stale instances. ``update_fields`` always includes the derived
         fields.
 
+        The tree's rules are checked again after taking the lock (:meth:`validate_in_tree`),
+        whatever a form checked before: another editor may have moved, deleted or changed a
+        node since.
+
         Raises:
-            ValidationError: the title or body is too long (see :meth:`check_lengths`).
+            ValidationError: the title or body is too long (see :meth:`check_lengths`); the
+                node was deleted meanwhile; or the tree's rules refuse it where it is now
+                (see :meth:`validate_in_tree`). Nothing is written.
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
         self.check_lengths()
         lock_tree()
-        self.refresh_tree_fields()
+        if not self.refresh_tree_fields() and not self._state.adding:
+            raise ValidationError(
+                f"“{self.title}” was deleted by someone else meanwhile; nothing was saved."
+            )
         self.fill_slug()
+        self.validate_in_tree()
         links = self.render_body()
         self.updated = self._history_date = timezone.now()
         old_path, old_title = Node.objects.filter(pk=self.pk).values_list(
@@ -440,8 +466,11 @@ class Node(MPTTModel):
         stored parent differs from ``parent``.
 
         Returns:
-            False if the node has a primary key but is not stored (it was deleted meanwhile),
-            and then nothing is read; True otherwise.
+            False if the node has a primary key but is not stored (it was deleted meanwhile,
+            or is being restored with its old key), and then nothing is read; True otherwise.
+
+        Raises:
+            ValidationError: the parent is no longer stored.
         """
         if self.pk is not None:
             stored = Node.objects.filter(pk=self.pk).values("parent_id", *TREE_FIELDS).first()
@@ -451,7 +480,12 @@ class Node(MPTTModel):
             for field, value in stored.items():
                 setattr(self, field, value)
         if self.parent_id is not None:
-            self.parent.refresh_from_db(fields=TREE_FIELDS)
+            try:
+                self.parent.refresh_from_db(fields=[*TREE_FIELDS, *PLACEMENT_FIELDS])
+            except Node.DoesNotExist:
+                raise ValidationError(
+                    {"parent": f"The section “{self.parent.title}” no longer exists."}
+                ) from None
         return True
 
     def render_body(self):

@@ -141,14 +141,18 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
         Raises:
             mptt.exceptions.InvalidMove: the move would put a node under itself or one of its
                 descendants, put anything under a chapter, make a chapter a root, or give the
-                node a slug a new sibling already has. Nothing is written.
+                node a slug a new sibling already has; or either node was deleted meanwhile.
+                Nothing is written.
         """
         with transaction.atomic(using=self.db):
             lock_tree(self.db)
             tree_fields = ["parent", *TREE_FIELDS]
-            node.refresh_from_db(fields=tree_fields)
-            if target is not None:
-                target.refresh_from_db(fields=tree_fields)
+            try:
+                node.refresh_from_db(fields=tree_fields)
+                if target is not None:
+                    target.refresh_from_db(fields=[*tree_fields, "kind", "title", "path"])
+            except self.model.DoesNotExist:
+                raise InvalidMove("A page was deleted by someone else meanwhile.") from None
             if target is None or position in ("left", "right"):
                 parent = target.parent if target is not None else None
             else:
