@@ -11,6 +11,8 @@ Every write goes through ``save()`` or ``delete()`` here, or ``NodeManager.move_
 taking it.
 """
 
+from functools import partial
+
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import Max, Q, Value
@@ -40,7 +42,8 @@ __all__ = [
     "TITLE_MAX_LENGTH",
     "DeletionFields",
     "Node",
-    "refresh_links_to",
+    "mend_broken_links",
+    "refresh_links_into",
     "unique_slug",
 ]
 
@@ -373,8 +376,13 @@ class Node(MPTTModel):
             # The node and its descendants take over the old paths they now live at.
             taken = [self.path, *(self.path + old[len(old_path) :] for old in moved if old)]
             PathRedirect.record(moved, taken=taken)
+        if old_path != self.path:
+            refresh_links_into(self)
         if old_path != self.path or old_title != self.title:
-            refresh_links_to(self)
+            subtree = self.get_descendants(include_self=True)
+            titles = {old_title, *subtree.values_list("title", flat=True)} - {None}
+            paths = set(subtree.values_list("path", flat=True))
+            transaction.on_commit(partial(mend_broken_links, titles, paths), robust=True)
 
     def _rewrite_descendant_paths(self, old_path):
         """Move the stored paths of this node's descendants from ``old_path`` to its path.
@@ -434,6 +442,7 @@ class Node(MPTTModel):
             .exclude(pk__in=list(after))
             .distinct()
         )
+        titles = set(self.get_descendants(include_self=True).values_list("title", flat=True))
         recorded = Node.history.aggregate(latest=Max("history_id"))["latest"] or 0
         self._history_date = timezone.now()
         deleted = super().delete(*args, **kwargs)
@@ -453,6 +462,8 @@ class Node(MPTTModel):
         )
         for source in linking:
             source.refresh_body()
+        # A link that could mean one of them and another page now means the other.
+        transaction.on_commit(partial(mend_broken_links, titles, ()), robust=True)
         return deleted
 
     def refresh_tree_fields(self):
@@ -529,17 +540,47 @@ class Node(MPTTModel):
         return f"{parent_path.get()}/{self.slug}"
 
 
-def refresh_links_to(node):
-    """Render again the nodes whose links may now resolve differently because of ``node``.
+def refresh_links_into(node):
+    """Render again the nodes linking to ``node`` or a descendant: their URLs changed.
 
-    Those are the nodes linking to ``node`` or a descendant (their links' URLs changed), and
-    the nodes with a broken link (it may now find ``node``), ``node`` itself included: it was
-    rendered before its new path was stored.
+    ``node`` itself is among them when it links into its own subtree: it was rendered before
+    its new path was stored.
     """
     subtree = node.get_descendants(include_self=True).values("pk")
-    affected = Link.objects.filter(Q(target__in=subtree) | Q(target=None)).values("source")
-    for source in Node.objects.filter(pk__in=affected):
+    linking = Link.objects.filter(target__in=subtree).values("source")
+    for source in Node.objects.filter(pk__in=linking):
         source.refresh_body()
+
+
+def mend_broken_links(titles, paths):
+    """Render again the nodes with a broken link that a node titled or placed anew may mend.
+
+    A broken ``[[wiki link]]`` can only come to resolve to a node whose title is the link's
+    last segment (as :class:`~chapters.models.links.LinkResolver` compares them, ignoring
+    case), and an ambiguous one only when a node of that title went elsewhere; a broken link
+    to a path only to a node now at that path. So after a node is added, renamed, moved or
+    deleted, only the nodes with such links are rendered again, not every node with a broken
+    link. ``save()`` and ``delete()`` call this once their transaction has committed
+    (``transaction.on_commit``), outside the tree's lock: rendering a slow body then holds up
+    no other editor. Each node is rendered in a transaction of its own.
+
+    Args:
+        titles: the titles the change gave or took away (of the node and its descendants).
+        paths: the stored paths the change gave nodes.
+    """
+    wanted = {title.casefold() for title in titles}
+    linked = {f"/{path}/" for path in paths}
+
+    def may_mend(kind, text):
+        if kind == Link.Kind.PATH:
+            return text in linked
+        return text.rsplit("/", 1)[-1].strip().casefold() in wanted
+
+    broken = Link.objects.filter(target=None).values_list("source", "kind", "text")
+    sources = {source for source, kind, text in broken if may_mend(kind, text)}
+    for node in Node.objects.filter(pk__in=sources):
+        with transaction.atomic():
+            node.refresh_body()
 
 
 def path_links(paths):
