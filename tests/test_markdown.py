@@ -1,7 +1,8 @@
 """render_markdown: legitimate Markdown survives exactly, hostile input comes out inert.
 
-Also math (chapters/mathml.py), callouts, task and definition lists, lists nested by two
-spaces (chapters/nested_lists.py), and the headings render_markdown_with_headings lists.
+Also math (chapters/markdown/mdx/math.py), callouts, task and definition lists, lists nested
+by two spaces (chapters/markdown/mdx/nested_lists.py), and the headings
+render_markdown_with_headings lists.
 html_to_text: the text a reader reads in that HTML, for search.
 """
 
@@ -13,7 +14,7 @@ from chapters.markdown import (
     render_markdown,
     render_markdown_with_headings,
 )
-from chapters.nested_lists import reindent_nested_lists
+from chapters.markdown.mdx.nested_lists import reindent_nested_lists
 
 X_SQUARED = '<math display="inline"><mrow><msup><mi>x</mi><mn>2</mn></msup></mrow></math>'
 

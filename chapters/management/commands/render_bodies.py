@@ -10,7 +10,8 @@ class Command(BaseCommand):
     help = (
         "Render every node's body again (HTML, text, headings and links) with the current "
         "Markdown pipeline, without recording revisions. Run it after a change to "
-        "chapters/markdown.py or its extensions, so stored pages show what save() makes now."
+        "chapters/markdown/ (its extensions or allowlists), so stored pages show what save() "
+        "makes now."
     )
 
     def handle(self, *args, **options):

@@ -3,7 +3,8 @@
 Formulas are written as in pandoc and LaTeX: ``$...$`` and ``\\(...\\)`` inline, ``$$...$$``
 and ``\\[...\\]`` displayed. latex2mathml converts them, so pages need no script and print as
 they show. This module only finds and converts formulas; which MathML survives is decided by
-the sanitizer's allowlist in :mod:`chapters.markdown`, like everything else in a body.
+the sanitizer's allowlist in :mod:`chapters.markdown.sanitize`, like everything else in a body.
+How many formulas a text may hold is a limit in :mod:`chapters.markdown.limits`.
 """
 
 import html
@@ -16,12 +17,9 @@ from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 from markdown.util import AtomicString
 
-__all__ = ["MATH_CHARACTERS_MAX", "MATH_FORMULAS_MAX", "MathExtension", "formula_element"]
+from ..limits import MATH_CHARACTERS_MAX, MATH_FORMULAS_MAX, MarkdownError
 
-# latex2mathml takes about half a millisecond per formula and a tenth of one per character of
-# TeX (measured on this project's two-core machine), so a text's math is limited in all.
-MATH_FORMULAS_MAX = 1_000
-MATH_CHARACTERS_MAX = 20_000
+__all__ = ["MathExtension", "formula_element"]
 
 # A dollar amount is not math: after pandoc's rule (its manual, extension tex_math_dollars),
 # the opening $ must have a non-space right after it, the closing $ a non-space right before
@@ -89,11 +87,9 @@ def count_formula(md, latex):
         latex: the formula without its delimiters.
 
     Raises:
-        chapters.markdown.MarkdownError: the text has more than ``MATH_FORMULAS_MAX``
-            formulas, or more than ``MATH_CHARACTERS_MAX`` characters of TeX in all.
+        MarkdownError: the text has more than ``MATH_FORMULAS_MAX`` formulas, or more than
+            ``MATH_CHARACTERS_MAX`` characters of TeX in all.
     """
-    from .markdown import MarkdownError  # noqa: PLC0415 (markdown.py loads this extension)
-
     md.math_formulas += 1
     md.math_characters += len(latex)
     if md.math_formulas > MATH_FORMULAS_MAX or md.math_characters > MATH_CHARACTERS_MAX:

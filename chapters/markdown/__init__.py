@@ -1,0 +1,124 @@
+"""Render a node's Markdown body to sanitized HTML, and read that HTML back.
+
+This package is the only place that knows which Markdown extensions the wiki uses, which HTML
+the sanitizer lets through, and which parts of that HTML are marks rather than text. Its one
+rendering path is :func:`render_markdown_with_headings`: Python-Markdown, then the sanitizer.
+Each concern has a module of its own:
+
+- this module: the extensions a body is rendered with, their settings, and the render
+  functions;
+- :mod:`.sanitize`: the allowlists of tags, attributes and URL schemes (MathML's too), and
+  the one function that applies bleach with them;
+- :mod:`.limits`: :class:`MarkdownError` and the limits that keep rendering time bounded;
+- :mod:`.text`: the text a reader reads in rendered HTML (for search), and the wiki paths
+  its links point at (for the ``Link`` rows);
+- :mod:`.mdx`: the wiki's own Python-Markdown extensions (math, nested lists, wiki links).
+
+Other modules import from here (``from chapters.markdown import render_markdown``), not from
+the modules inside.
+"""
+
+from html import unescape
+
+import markdown
+from markdown.extensions.toc import slugify_unicode
+
+from .limits import BODY_MAX_LENGTH, BoundsExtension, MarkdownError, check_bounds
+from .mdx.wikilinks import WIKI_LINK, WikiLinkExtension, unresolved
+from .sanitize import sanitize
+from .text import html_to_text, internal_paths
+
+__all__ = [
+    "BODY_MAX_LENGTH",
+    "MarkdownError",
+    "WIKI_LINK",
+    "render_markdown",
+    "render_markdown_with_headings",
+    "html_to_text",
+    "internal_paths",
+]
+
+EXTENSIONS = [
+    "tables",
+    "fenced_code",
+    "codehilite",
+    "footnotes",
+    "toc",
+    "sane_lists",
+    "admonition",  # callouts: "!!! note", "!!! tip", "!!! warning" (Python-Markdown's own)
+    "def_list",
+    "pymdownx.tasklist",  # "- [ ]" and "- [x]": Python-Markdown has no task lists
+    "chapters.markdown.mdx.math:MathExtension",  # $...$, $$...$$, \(...\), \[...\] to MathML
+    "chapters.markdown.mdx.nested_lists:NestedListExtension",  # nested by two spaces, or four
+]
+
+EXTENSION_CONFIGS = {
+    # Alignment as an attribute keeps ``style`` (and a CSS sanitizer) out of the allowlist.
+    "tables": {"use_align_attribute": True},
+    # Pygments classes under ``.highlight``, matching static/css/pygments.css.
+    "codehilite": {"css_class": "highlight", "guess_lang": False},
+    # Stable heading ids, also for headings in non-Latin scripts.
+    "toc": {
+        "slugify": slugify_unicode,
+        "permalink": True,
+        "permalink_title": "Link to this heading",
+    },
+}
+
+
+def render_markdown(text, resolve_link=unresolved):
+    """Render Markdown to HTML that is safe to insert into a page.
+
+    See :func:`render_markdown_with_headings`, of which this is the HTML.
+    """
+    return render_markdown_with_headings(text, resolve_link)[0]
+
+
+def render_markdown_with_headings(text, resolve_link=unresolved):
+    """Render Markdown to HTML that is safe to insert into a page, and list its headings.
+
+    Python-Markdown renders the text with tables, fenced code highlighted by Pygments,
+    footnotes, heading ids, callouts, definition lists, task lists, math (as MathML),
+    lists nested by two or four spaces and ``[[wiki links]]``; bleach then removes every
+    tag, attribute and URL scheme that is not in the allowlists of :mod:`.sanitize`
+    (disallowed tags are stripped, their text kept as text).
+
+    Args:
+        text: the Markdown source; may be empty.
+        resolve_link: ``resolve(target) -> (href, problem)`` for ``[[target]]`` (see
+            :class:`.mdx.wikilinks.WikiLinkProcessor`); by default every wiki link is shown
+            as broken.
+
+    Returns:
+        A pair: the sanitized HTML as a string ("" for an empty text), and the headings in
+        document order, each a dict with ``level`` (1 to 6), ``id`` (as in the HTML) and
+        ``title`` (plain text, to be escaped where shown), as the toc extension lists them.
+
+    Raises:
+        MarkdownError: the text is beyond one of the limits that keep rendering time
+            bounded (see :mod:`.limits`), or Python-Markdown ran out of recursion depth (it
+            parses nested blocks recursively).
+    """
+    if not text:
+        return "", []
+    check_bounds(text)
+    md = markdown.Markdown(
+        extensions=[*EXTENSIONS, WikiLinkExtension(resolve_link), BoundsExtension()],
+        extension_configs=EXTENSION_CONFIGS,
+        output_format="html",
+    )
+    try:
+        html = md.convert(text)
+    except RecursionError as error:
+        raise MarkdownError(
+            "The text nests lists, quotes or other blocks too deeply to be rendered."
+        ) from error
+    return sanitize(html), list(_flatten_headings(md.toc_tokens))
+
+
+def _flatten_headings(tokens):
+    """Yield the toc extension's nested heading tokens in document order, as plain dicts."""
+    for token in tokens:
+        # "name" is the heading's text with tags removed and HTML-escaped.
+        yield {"level": token["level"], "id": token["id"], "title": unescape(token["name"])}
+        yield from _flatten_headings(token["children"])

@@ -1,0 +1,105 @@
+"""Read rendered HTML back: the text a reader reads in it, and the wiki paths it links to.
+
+Both read only what :func:`chapters.markdown.render_markdown` returns, sanitized HTML, and know
+which parts of it the extensions added as marks rather than text (permalinks, footnote marks)
+or as wiki links (which are recorded from the Markdown source instead).
+"""
+
+from html.parser import HTMLParser
+from urllib.parse import unquote, urlsplit
+
+from .sanitize import MATHML_TAGS
+
+__all__ = ["html_to_text", "internal_paths"]
+
+# Links the extensions add that are marks, not text: heading permalinks ("¶"), footnote
+# references (the number) and footnote back-links ("↩").
+MARK_LINK_CLASSES = frozenset({"headerlink", "footnote-ref", "footnote-backref"})
+
+# Elements whose boundaries do not separate words ("<em>fus</em>ion" is one word); in a
+# formula, only the cells of a matrix or array are apart ("O(n)" reads as written).
+INLINE_TAGS = frozenset({"a", "abbr", "code", "del", "em", "span", "strong", "sup"}) | (
+    MATHML_TAGS - {"mtable", "mtr", "mtd"}
+)
+
+
+class _TextCollector(HTMLParser):
+    """Collect the text of sanitized HTML, leaving out the links in MARK_LINK_CLASSES."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts = []
+        self.in_mark_link = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a" and MARK_LINK_CLASSES & set((dict(attrs).get("class") or "").split()):
+            self.in_mark_link = True
+        if tag not in INLINE_TAGS:
+            self.parts.append(" ")
+
+    def handle_endtag(self, tag):
+        if tag == "a":
+            self.in_mark_link = False
+        if tag not in INLINE_TAGS:
+            self.parts.append(" ")
+
+    def handle_data(self, data):
+        if not self.in_mark_link:
+            self.parts.append(data)
+
+
+def html_to_text(html):
+    """Return the text a reader reads in HTML made by :func:`render_markdown`, on one line.
+
+    Entities are decoded (the result is plain text, to be escaped wherever it is shown), block
+    boundaries become spaces, runs of whitespace become one space, and the permalink and
+    footnote marks the extensions add are left out. Search matches and quotes this text.
+
+    Args:
+        html: sanitized HTML, as :func:`render_markdown` returns it; may be empty.
+
+    Returns:
+        The text, without leading or trailing whitespace ("" for an empty body).
+    """
+    collector = _TextCollector()
+    collector.feed(html)
+    collector.close()
+    return " ".join("".join(collector.parts).split())
+
+
+def internal_paths(html):
+    """Return the wiki paths that ``<a href>`` in ``html`` point at, without ``[[links]]``.
+
+    Only absolute paths on this site count ("/ml-systems/"), not other hosts, fragments,
+    or links the wiki-link extension made.
+
+    Args:
+        html: sanitized HTML, as :func:`render_markdown` returns it.
+
+    Returns:
+        A list of stored-path strings ("ml-systems/ml-compilers"), in order, without repeats.
+    """
+    parser = _HrefParser()
+    parser.feed(html)
+    paths = []
+    for href in parser.hrefs:
+        parts = urlsplit(href)
+        if parts.scheme or parts.netloc or not parts.path.startswith("/"):
+            continue
+        path = unquote(parts.path).strip("/")
+        if path and "\x00" not in path and path not in paths:
+            paths.append(path)
+    return paths
+
+
+class _HrefParser(HTMLParser):
+    """Collect the ``href`` of every ``<a>`` that is not a wiki link."""
+
+    def __init__(self):
+        super().__init__()
+        self.hrefs = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "a" and "wikilink" not in (attributes.get("class") or "").split():
+            self.hrefs.append(attributes.get("href") or "")
