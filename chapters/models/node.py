@@ -14,6 +14,7 @@ taking it.
 from functools import partial
 
 from django.core.exceptions import ValidationError
+from django.core.validators import validate_unicode_slug
 from django.db import models, transaction
 from django.db.models import Max, Q, Value
 from django.db.models.functions import Concat, Length, Substr
@@ -296,6 +297,51 @@ class Node(MPTTModel):
         stored = self.pk is not None and not self._state.adding
         if self.is_chapter and stored and Node.objects.filter(parent_id=self.pk).exists():
             raise ValidationError({"kind": "This node has children, so it must stay a section."})
+
+    def field_problems(self, updated_as_written=None):
+        """Return what is wrong with the node's own fields, each checked alone.
+
+        The checks every row must pass before it is stored, whoever writes it: a curriculum
+        file (``chapters.curriculum_file``) or a fixture (the ``loaddata`` command), which
+        both bypass the admin's form; ``Node.objects.check_tree()`` applies them to stored
+        nodes. The tree's rules, which need the other nodes, are :meth:`validate_placement`;
+        whether the body can be rendered is known by rendering it. Deferred fields are not
+        read.
+
+        Args:
+            updated_as_written: ``updated`` as the source wrote it, quoted in the message
+                about a date without a timezone; by default its ISO 8601 form.
+
+        Returns:
+            A list of sentences, in lower case and ending with a full stop, in this order:
+            text fields holding a NUL or a lone surrogate (no database stores them), a blank
+            title, a title or slug longer than its column, a slug that is not a slug, a kind
+            or status that is not a choice, a date without a timezone. Empty when all is well.
+        """
+        read = {"body", "kind", "path", "slug", "status", "title"} - self.get_deferred_fields()
+        problems = [
+            f"“{field}” holds a NUL or a lone surrogate, which no database stores."
+            for field in sorted(read)
+            if any(c == "\x00" or "\ud800" <= c <= "\udfff" for c in getattr(self, field))
+        ]
+        if not self.title.strip():
+            problems.append("the title is blank.")
+        for field in ("title", "slug"):
+            length, limit = len(getattr(self, field)), self._meta.get_field(field).max_length
+            if length > limit:
+                problems.append(f"the {field} is {length} characters long; the limit is {limit}.")
+        try:
+            validate_unicode_slug(self.slug)
+        except ValidationError:
+            problems.append(f"the slug “{self.slug}” is not a slug (letters, digits, “-” or “_”).")
+        for field, choices in (("kind", self.Kind), ("status", self.Status)):
+            value = getattr(self, field)
+            if value not in choices.values:
+                problems.append(f"the {field} “{value}” is not one of {', '.join(choices.values)}.")
+        if self.updated is not None and timezone.is_naive(self.updated):
+            written = updated_as_written or self.updated.isoformat()
+            problems.append(f"“updated” “{written}” has no timezone (end it with Z or +00:00).")
+        return problems
 
     def check_lengths(self):
         """Refuse a title or body longer than allowed, the same on every database.
