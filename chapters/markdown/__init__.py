@@ -12,18 +12,20 @@ Each concern has a module of its own:
 - :mod:`.limits`: :class:`MarkdownError` and the limits that keep rendering time bounded;
 - :mod:`.text`: the text a reader reads in rendered HTML (for search), and the wiki paths
   its links point at (for the ``Link`` rows);
-- :mod:`.mdx`: the wiki's own Python-Markdown extensions (math, nested lists, wiki links).
+- :mod:`.mdx`: the wiki's own Python-Markdown extensions (math, nested lists, wiki links,
+  ids that never clash with the page's).
 
 Other modules import from here (``from chapters.markdown import render_markdown``), not from
 the modules inside.
 """
 
+from functools import partial
 from html import unescape
 
 import markdown
-from markdown.extensions.toc import slugify_unicode
 
 from .limits import BODY_MAX_LENGTH, BoundsExtension, MarkdownError, check_bounds
+from .mdx.ids import IdFilter, IdMarkExtension, heading_slug
 from .mdx.wikilinks import WIKI_LINK, WikiLinkExtension, unresolved
 from .sanitize import sanitize
 from .text import html_to_text, internal_paths
@@ -57,9 +59,9 @@ EXTENSION_CONFIGS = {
     "tables": {"use_align_attribute": True},
     # Pygments classes under ``.highlight``, matching static/css/pygments.css.
     "codehilite": {"css_class": "highlight", "guess_lang": False},
-    # Stable heading ids, also for headings in non-Latin scripts.
+    # Stable heading ids, also for headings in non-Latin scripts, never one the page uses.
     "toc": {
-        "slugify": slugify_unicode,
+        "slugify": heading_slug,
         "permalink": True,
         "permalink_title": "Link to this heading",
     },
@@ -103,7 +105,12 @@ def render_markdown_with_headings(text, resolve_link=unresolved):
         return "", []
     check_bounds(text)
     md = markdown.Markdown(
-        extensions=[*EXTENSIONS, WikiLinkExtension(resolve_link), BoundsExtension()],
+        extensions=[
+            *EXTENSIONS,
+            WikiLinkExtension(resolve_link),
+            BoundsExtension(),
+            IdMarkExtension(),
+        ],
         extension_configs=EXTENSION_CONFIGS,
         output_format="html",
     )
@@ -113,7 +120,8 @@ def render_markdown_with_headings(text, resolve_link=unresolved):
         raise MarkdownError(
             "The text nests lists, quotes or other blocks too deeply to be rendered."
         ) from error
-    return sanitize(html), list(_flatten_headings(md.toc_tokens))
+    ids = partial(IdFilter, mark=md.id_mark, generated=md.generated_ids)
+    return sanitize(html, filters=[ids]), list(_flatten_headings(md.toc_tokens))
 
 
 def _flatten_headings(tokens):
