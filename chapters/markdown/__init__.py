@@ -25,6 +25,7 @@ from html import unescape
 import markdown
 
 from .limits import BODY_MAX_LENGTH, BoundsExtension, MarkdownError, check_bounds
+from .mdx.highlight import HighlightBudget, HighlightTimeout, budgeted_formatter
 from .mdx.ids import IdFilter, IdMarkExtension, heading_slug
 from .mdx.wikilinks import WIKI_LINK, WikiLinkExtension, unresolved
 from .sanitize import sanitize
@@ -79,7 +80,8 @@ def render_markdown(text, resolve_link=unresolved):
 def render_markdown_with_headings(text, resolve_link=unresolved):
     """Render Markdown to HTML that is safe to insert into a page, and list its headings.
 
-    Python-Markdown renders the text with tables, fenced code highlighted by Pygments,
+    Python-Markdown renders the text with tables, fenced code highlighted by Pygments
+    (within a time bound, past which code is shown plain: :mod:`.mdx.highlight`),
     footnotes, heading ids, callouts, definition lists, task lists, math (as MathML),
     lists nested by two or four spaces and ``[[wiki links]]``; bleach then removes every
     tag, attribute and URL scheme that is not in the allowlists of :mod:`.sanitize`
@@ -104,6 +106,28 @@ def render_markdown_with_headings(text, resolve_link=unresolved):
     if not text:
         return "", []
     check_bounds(text)
+    highlighted = {"pygments_formatter": budgeted_formatter(HighlightBudget())}
+    try:
+        md, html = _convert(text, resolve_link, highlighted)
+    except HighlightTimeout:
+        md, html = _convert(text, resolve_link, {"use_pygments": False})
+    ids = partial(IdFilter, mark=md.id_mark, generated=md.generated_ids)
+    return sanitize(html, filters=[ids]), list(_flatten_headings(md.toc_tokens))
+
+
+def _convert(text, resolve_link, highlighting):
+    """Return the Python-Markdown instance that rendered ``text``, and its HTML (unsanitized).
+
+    Args:
+        text: the Markdown source, within the limits.
+        resolve_link: the wiki links' resolver.
+        highlighting: codehilite's settings for this rendering, beside ``EXTENSION_CONFIGS``'s
+            (the time-bounded formatter, or highlighting off).
+
+    Raises:
+        MarkdownError: beyond the limits checked while parsing, or nested too deeply.
+        HighlightTimeout: the code took longer than its budget to highlight.
+    """
     md = markdown.Markdown(
         extensions=[
             *EXTENSIONS,
@@ -111,17 +135,18 @@ def render_markdown_with_headings(text, resolve_link=unresolved):
             BoundsExtension(),
             IdMarkExtension(),
         ],
-        extension_configs=EXTENSION_CONFIGS,
+        extension_configs={
+            **EXTENSION_CONFIGS,
+            "codehilite": {**EXTENSION_CONFIGS["codehilite"], **highlighting},
+        },
         output_format="html",
     )
     try:
-        html = md.convert(text)
+        return md, md.convert(text)
     except RecursionError as error:
         raise MarkdownError(
             "The text nests lists, quotes or other blocks too deeply to be rendered."
         ) from error
-    ids = partial(IdFilter, mark=md.id_mark, generated=md.generated_ids)
-    return sanitize(html, filters=[ids]), list(_flatten_headings(md.toc_tokens))
 
 
 def _flatten_headings(tokens):
