@@ -20,6 +20,7 @@ from .forms import NodeAdminForm
 from .history import all_revisions, with_size_changes
 from .markdown import MarkdownError
 from .models import Node, lock_tree
+from .permissions import can_preview
 
 MAX_INDENTED_LEVEL = 8  # css/admin-tree.css indents depths 1 to 8
 
@@ -105,7 +106,8 @@ class NodeAdmin(DraggableMPTTAdmin):
         super().save_model(request, obj, form, change)
 
     def history_view(self, request, object_id, extra_context=None):
-        """List the node's revisions, newest first, each with a revert button."""
+        """List the node's revisions, newest first, each with a revert button for those who
+        may revert (``permissions.can_revert``)."""
         node = Node.objects.filter(pk=object_id).first() if str(object_id).isdecimal() else None
         if node is None:
             raise Http404("No such node.")
@@ -203,15 +205,17 @@ class NodeAdmin(DraggableMPTTAdmin):
         return redirect("admin:chapters_node_deleted")
 
     def preview_view(self, request):
-        """Render a body as the site would, with its broken links, as JSON (staff only).
+        """Render a body as the site would, with its broken links, as JSON (editors only).
 
         POST ``body`` (Markdown) and optionally ``node`` (the id of the node being edited, so
-        its links resolve as they would on save). Answers ``{"html", "broken": [{"text",
-        "problem"}]}``, or ``{"error"}`` with status 400 for a body that cannot be rendered.
+        its links resolve as they would on save; without it, the add form's). Answers
+        ``{"html", "broken": [{"text", "problem"}]}``, ``{"error"}`` with status 400 for a
+        body that cannot be rendered, or with status 403 for a user who may not preview
+        (``permissions.can_preview``).
         """
-        if not self.has_view_or_change_permission(request):
-            return JsonResponse({"error": "You may not preview chapters."}, status=403)
         node_id = request.POST.get("node", "")
+        if not can_preview(request.user, adding=not node_id):
+            return JsonResponse({"error": "You may not preview chapters."}, status=403)
         node = Node.objects.filter(pk=node_id).first() if node_id.isdecimal() else None
         node = node or Node(title="Preview")
         node.body = request.POST.get("body", "")

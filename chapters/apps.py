@@ -11,9 +11,9 @@ class ChaptersConfig(AppConfig):
     verbose_name = "Curriculum"
 
     def ready(self):
-        """Watch every PostgreSQL connection for writes (``chapters.version_watch``)."""
+        """Watch every PostgreSQL connection for writes (``chapters.caching.version_watch``)."""
         from django.db.backends.signals import connection_created
 
-        from .version_watch import install
+        from .caching.version_watch import install
 
-        connection_created.connect(install, dispatch_uid="chapters.version_watch.install")
+        connection_created.connect(install, dispatch_uid="chapters.caching.version_watch.install")

@@ -1,246 +1,75 @@
 """Reads that span the tree: the table of contents, breadcrumbs, a chapter's neighbours,
-the nodes linking to a node.
+the nodes around a page, the nodes linking to a node.
 
-Each is one query, whatever the size of the tree, and returns nodes in tree order. What a
-page shows of the tree (the contents' HTML, and a page's breadcrumb, neighbours and children)
-is also kept in Django's cache, keyed by the wiki's version (``WikiVersion``): built once per
-change of the tree and reused by every page until the next change.
+Each read is one query, whatever the size of the tree, and returns nodes in tree order; the
+walks over what a read returned (:func:`find`, :func:`ancestors`, :func:`neighbours`) make
+none. What a page shows of them is kept in the cache by :mod:`chapters.contents`; how many
+chapters of a section are ready is counted by :mod:`chapters.readiness`.
 """
 
-from collections import Counter
-from dataclasses import dataclass
-
-from django.core.cache import cache
 from django.db.models import Q
-from django.template.loader import render_to_string
-from django.utils.html import escape
-from django.utils.safestring import mark_safe
 
 from .models import Node, cache_trees
 
 __all__ = [
-    "Readiness",
     "table_of_contents",
+    "around",
     "breadcrumb",
     "breadcrumbs",
     "neighbours",
     "ancestors",
     "linked_from",
     "find",
-    "PageNavigation",
-    "contents_html",
-    "page_navigation",
-    "mark_current",
     "with_breadcrumbs",
 ]
-
-
-@dataclass(frozen=True)
-class Readiness:
-    """How many chapters of a section (its whole subtree) have each status."""
-
-    draft: int = 0
-    review: int = 0
-    published: int = 0
-
-    @property
-    def total(self):
-        """Return the number of chapters."""
-        return self.draft + self.review + self.published
-
-    @property
-    def percent_published(self):
-        """Return the published share as a whole percentage (0 for a section without any)."""
-        return round(100 * self.published / self.total) if self.total else 0
-
-    def __str__(self):
-        return f"{self.published} of {self.total} published"
 
 
 def table_of_contents():
     """Return the whole tree as root nodes whose children are cached, in reading order.
 
     One query, after which ``cached_children``, ``get_children()``, ``parent`` and
-    ``get_ancestors()`` on any returned node cost none (:func:`cache_trees`). Every section
-    gets a ``readiness`` attribute (:class:`Readiness`), counted from the same nodes without
-    another query.
+    ``get_ancestors()`` on any returned node cost none (:func:`~chapters.models.cache_trees`).
 
     Returns:
         A list of the root nodes (the areas).
     """
-    roots = cache_trees(Node.objects.for_navigation())
-    for root in roots:
-        _count_chapters(root)
-    return roots
+    return cache_trees(Node.objects.for_navigation())
 
 
-def _count_chapters(node):
-    """Set ``node.readiness`` for ``node`` and the sections below it; return its counter."""
-    counts = Counter()
-    for child in node.cached_children:
-        counts += Counter({child.status: 1}) if child.is_chapter else _count_chapters(child)
-    node.readiness = Readiness(**{status: counts[status] for status in Node.Status.values})
-    return counts
-
-
-def find(toc, pk):
-    """Return the node with primary key ``pk`` in a table of contents, or None."""
-    for node in toc:
-        if node.pk == pk:
-            return node
-        found = find(node.cached_children, pk)
-        if found is not None:
-            return found
-    return None
-
-
-@dataclass(frozen=True)
-class PageNavigation:
-    """What a node's page shows of the tree around it; kept in the cache per version.
-
-    Its nodes are detached copies with only the fields links and labels need (no cached
-    parents or children, which would drag the whole tree into the cache entry).
-    """
-
-    ancestors: tuple  # from the area down to the parent
-    previous: Node | None  # chapters only: the neighbours in the section
-    next: Node | None
-    children: tuple  # sections only, each with its ``readiness``
-    readiness: Readiness | None  # sections only
-
-
-def contents_html(version):
-    """Return the table of contents' HTML with every section open, as on the home page.
-
-    Rendered from ``chapters/_toc.html`` once per version of the wiki and then read from
-    the cache (one query for the tree when it is not there).
-
-    Args:
-        version: the wiki's version token (``WikiVersion.current()``).
-    """
-    html = cache.get("contents", version=version)
-    if html is None:
-        html = _render_contents(table_of_contents(), version)
-    return html
-
-
-def page_navigation(node, version):
-    """Return the navigation of ``node``'s page and the contents' HTML marked for it.
-
-    Both come from the cache, kept per version of the wiki. Whatever is missing is built and
-    cached: from one query of the whole tree (:func:`table_of_contents`) when the contents
-    are missing, else from one query of the nodes around ``node`` (:func:`_around`), so that
-    each page after the first costs no query of the whole tree.
-
-    Args:
-        node: the node of the page.
-        version: the wiki's version token (``WikiVersion.current()``).
-
-    Returns:
-        A ``(PageNavigation, html)`` pair; ``html`` as :func:`mark_current` makes it.
-    """
-    key = f"navigation:{node.pk}"
-    found = cache.get_many(["contents", key], version=version)
-    html, navigation = found.get("contents"), found.get(key)
-    in_tree = None
-    if html is None:
-        toc = table_of_contents()
-        html = _render_contents(toc, version)
-        in_tree = find(toc, node.pk)
-    if navigation is None:
-        navigation = _page_navigation(in_tree or _around(node))
-        cache.set(key, navigation, version=version)
-    return navigation, mark_current(html, node, navigation)
-
-
-def _render_contents(toc, version):
-    """Render the table of contents (every section open), cache it and return it."""
-    html = render_to_string("chapters/_toc.html", {"toc": toc})
-    cache.set("contents", html, version=version)
-    return html
-
-
-def _around(node):
+def around(node):
     """Return ``node`` with the nodes its page shows cached around it (one query).
 
     Those are its ancestors (by the prefixes of its path), its siblings when it is a chapter
     (for the neighbours) and its whole subtree (for its children's readiness), in tree order:
-    :func:`cache_trees` links them, as they are closed under parents. Only
-    ``node`` and its descendants get a right ``readiness``; its ancestors' children are
-    partial, and their readiness is not used.
+    :func:`~chapters.models.cache_trees` links them, as they are closed under parents. Only
+    ``node``'s own subtree is whole; its ancestors' cached children are partial.
+
+    Args:
+        node: any node.
+
+    Returns:
+        The copy of ``node`` in the nodes read, or None when it has just been deleted.
     """
     near = Q(path__in=node.ancestor_paths()) | Q(pk=node.pk) | Q(path__startswith=f"{node.path}/")
     if node.is_chapter:
         near |= Q(parent_id=node.parent_id)
-    roots = cache_trees(Node.objects.for_navigation().filter(near))
-    for root in roots:
-        _count_chapters(root)
-    return find(roots, node.pk)
+    return find(cache_trees(Node.objects.for_navigation().filter(near)), node.pk)
 
 
-def _page_navigation(in_toc):
-    """Return the :class:`PageNavigation` of a node as :func:`table_of_contents` returns it."""
-    previous, following = neighbours(in_toc) if in_toc.is_chapter else (None, None)
-    return PageNavigation(
-        ancestors=tuple(map(_detached, ancestors(in_toc))),
-        previous=previous and _detached(previous),
-        next=following and _detached(following),
-        children=tuple(map(_detached, in_toc.cached_children)),
-        readiness=getattr(in_toc, "readiness", None),
-    )
-
-
-def _detached(node):
-    """Return a copy of a node of the tree with only what links and labels need."""
-    copy = Node(
-        id=node.pk,
-        title=node.title,
-        slug=node.slug,
-        kind=node.kind,
-        status=node.status,
-        path=node.path,
-        parent_id=node.parent_id,
-    )
-    if hasattr(node, "readiness"):
-        copy.readiness = node.readiness
-    return copy
-
-
-def mark_current(html, node, navigation):
-    """Return the contents' HTML as shown beside ``node``'s page.
-
-    The cached HTML has every section open (``<details open>``, as ``_toc.html`` writes it).
-    Beside a page, only the sections leading to it, and the page itself when it is a section
-    with children, stay open, and its link gets ``aria-current="page"``. Each entry's link
-    (``<a href="...">``, its URL escaped as the template escapes it) occurs once, since paths
-    are unique, and an entry's ``<details>`` is the first one after its link; titles are
-    escaped, so neither string can come from text. A few string operations, whatever the
-    size of the tree, instead of rendering the contents for each page. (A link is missing
-    only when the contents were read from the database just after a write that the page's
-    own reads had not seen; the page is then left unmarked there, not failed.)
+def find(toc, pk):
+    """Return the node with primary key ``pk`` in a table of contents, or None.
 
     Args:
-        html: the contents' HTML from :func:`contents_html`.
-        node: the node of the page.
-        navigation: its :class:`PageNavigation`.
-
-    Returns:
-        The HTML, marked safe: it is the template's output with fixed attributes added.
+        toc: root nodes whose children are cached (:func:`table_of_contents`).
+        pk: a node's primary key.
     """
-    html = html.replace("<details open>", "<details>")
-    opened = [*navigation.ancestors, node] if navigation.children else navigation.ancestors
-    for each in opened:
-        start = html.find(_link(each))
-        at = html.find("<details>", start)
-        if start != -1 and at != -1:  # missing only if a write came between the two reads
-            html = f"{html[:at]}<details open>{html[at + len('<details>') :]}"
-    link = _link(node)
-    return mark_safe(html.replace(link, f'{link[:-1]} aria-current="page">', 1))
-
-
-def _link(node):
-    """Return the opening tag of ``node``'s link in the contents, as ``_toc_list.html`` has it."""
-    return f'<a href="{escape(node.get_absolute_url())}">'
+    stack = list(reversed(toc))
+    while stack:
+        node = stack.pop()
+        if node.pk == pk:
+            return node
+        stack.extend(reversed(node.cached_children))
+    return None
 
 
 def breadcrumb(node):

@@ -13,12 +13,12 @@ from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from . import dashboard as readiness
-from . import history, navigation, search
-from .caching import cached_page, can_edit, version
+from . import contents, history, navigation, readiness, search
+from .caching import cached_page, version
 from .forms import AreaForm, CompareForm, SearchForm
 from .markdown import MarkdownError, render_markdown
 from .models import LinkResolver, Node, PathRedirect
+from .permissions import can_revert
 
 REVISIONS_PER_PAGE = 50
 
@@ -28,7 +28,7 @@ RESULTS_PER_PAGE = 20
 @cached_page
 def home(request):
     """Render the wiki's title and the full table of contents."""
-    toc_html = navigation.contents_html(version(request))
+    toc_html = contents.contents_html(version(request))
     return render(request, "chapters/home.html", {"toc_html": toc_html})
 
 
@@ -36,18 +36,17 @@ def home(request):
 def node_detail(request, path):
     """Render the section or chapter at ``path``; 301 from a path it had before; else 404.
 
-    Staff who may change nodes also get a link to the page's change form in the admin.
+    Editors (``permissions.can_edit``) also get a link to the page's change form in the admin.
     """
     node = Node.objects.filter(path=path).first()
     if node is None:
         return moved_from(path, "chapters:node")
-    around, toc_html = navigation.page_navigation(node, version(request))
+    around, toc_html = contents.page_navigation(node, version(request))
     context = {
         "node": node,
         "ancestors": around.ancestors,
         "toc_html": toc_html,
         "linked_from": navigation.linked_from(node),
-        "can_edit": can_edit(request.user),
     }
     if node.is_chapter:
         context["previous"], context["next"] = around.previous, around.next
@@ -145,9 +144,9 @@ def revision_diff(request):
 
 @require_POST
 def revision_revert(request, revision_id):
-    """Revert a node to one of its revisions (editors with the change permission), then go
-    back to ``next``."""
-    if not request.user.has_perm("chapters.change_node"):
+    """Revert a node to one of its revisions (``permissions.can_revert``), then go back to
+    ``next``."""
+    if not can_revert(request.user):
         raise PermissionDenied("Only editors who may change pages can revert them.")
     revision = get_object_or_404(history.all_revisions(), history_id=revision_id)
     node = Node.objects.filter(pk=revision.id).first()

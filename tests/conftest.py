@@ -11,8 +11,8 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from chapters import caching
+from chapters.caching import watch
 from chapters.outline import build_fixture, parse_outline
-from chapters.version_watch import watch
 from tests.helpers import SMALL_TREE
 
 # The property tests (tests/test_properties.py). "ci", the default, runs few, fixed sequences:
@@ -94,7 +94,7 @@ def empty_cache():
 @pytest.fixture(scope="session", autouse=True)
 def stop_listening(django_db_setup):
     """Close this process's connection listening for the wiki's version
-    (``chapters.version_watch``) before the test database is dropped: PostgreSQL drops no
+    (``chapters.caching.version_watch``) before the test database is dropped: PostgreSQL drops no
     database that a connection is open to."""
     yield
     watch.close()

@@ -448,5 +448,5 @@ def test_process_keeps_at_most_a_bounded_number_of_pages(client, small_tree):
     paths = [chapter.get_absolute_url() for chapter in Node.objects.filter(kind="chapter")]
     for path in paths * 2:
         client.get(path)
-    assert caching._kept_page.cache_info().currsize == len(paths) <= caching.PAGES_IN_PROCESS
-    assert caching._kept_page.cache_info().maxsize == caching.PAGES_IN_PROCESS == 16
+    assert caching.kept_page.cache_info().currsize == len(paths) <= caching.PAGES_IN_PROCESS
+    assert caching.kept_page.cache_info().maxsize == caching.PAGES_IN_PROCESS == 16

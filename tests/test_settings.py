@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from django.conf import settings
 
 from tests.helpers import run_with_environment
@@ -121,3 +122,15 @@ def test_settings_make_sqlite_writers_wait_for_the_write_lock_at_begin():
 
 def test_settings_leave_postgresql_transactions_as_they_are():
     assert database_options("postgres://postgres@127.0.0.1:5432/curriculum") is None
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(None, "True"), ("1", "True"), ("true", "True"), ("0", "False"), ("false", "False"),
+     ("off", "False"), ("no", "False")],
+)  # fmt: skip
+def test_settings_read_wiki_version_notify_as_a_flag(value, expected):
+    env = {"WIKI_VERSION_NOTIFY": value} if value is not None else {}
+    unset = "" if env else "import os; os.environ.pop('WIKI_VERSION_NOTIFY', None); "
+    code = f"{unset}from wiki import settings; print(settings.WIKI_VERSION_NOTIFY)"
+    assert run_with_environment(code, DJANGO_SECRET_KEY="k", **env) == expected

@@ -14,9 +14,9 @@ import pytest
 from django.db import connection, transaction
 from django.db.backends.signals import connection_created
 
-from chapters import version_watch
+from chapters.caching import version_watch
+from chapters.caching.version_watch import CHANNEL, forget_after_writes, watch
 from chapters.models import Node, WikiVersion
-from chapters.version_watch import CHANNEL, forget_after_writes, watch
 from tests.test_admin import change_url, form_data
 from tests.test_caching import BEFORE_EDIT, CHAPTER_FIVE, EDITS, reader_page
 

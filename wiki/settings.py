@@ -17,6 +17,9 @@ manner of cookiecutter-django:
   ``X-Forwarded-Proto`` and ``X-Forwarded-For``: requests it marks ``https`` count as secure,
   and the login lockout counts failures per client address from ``X-Forwarded-For``. Default:
   off (the headers are not trusted, since any client could send them).
+- ``WIKI_VERSION_NOTIFY``: off (``0``/``false``/``no``/``off``) behind a pooler that does not
+  keep a ``LISTEN`` (PgBouncer's transaction pooling): each page then reads the wiki's
+  version with a query on PostgreSQL. Default: on.
 - ``REDIS_URL``: the cache, ``redis://host:6379/<db>``, shared by every app server (Django's
   own Redis backend). Default: a local-memory cache in each process.
 
@@ -89,14 +92,14 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # A reader's conditional GET of a page that has not changed is answered 304 here, before
     # anything else runs (chapters.caching).
-    "chapters.caching.ReaderNotModifiedMiddleware",
+    "chapters.caching.middleware.ReaderNotModifiedMiddleware",
     "csp.middleware.CSPMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Readers' pages kept in the cache, and their 304s, are answered here, with the headers
     # of the middleware above, before sessions, authentication and the rest below
     # (chapters.caching).
-    "chapters.caching.ReaderPageMiddleware",
+    "chapters.caching.middleware.ReaderPageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -143,9 +146,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(transaction_mode="IMMEDIATE", timeout=20)
 
 # On PostgreSQL, each process learns of a new version of the wiki by a notification instead
-# of a query per page (chapters.version_watch). WIKI_VERSION_NOTIFY=0 switches that off, as
-# behind PgBouncer's transaction pooling, where a LISTEN does not last.
-WIKI_VERSION_NOTIFY = os.environ.get("WIKI_VERSION_NOTIFY", "1") != "0"
+# of a query per page (chapters.caching.version_watch). WIKI_VERSION_NOTIFY=0 switches that
+# off, as behind PgBouncer's transaction pooling, where a LISTEN does not last.
+WIKI_VERSION_NOTIFY = env_flag("WIKI_VERSION_NOTIFY", default=True)
 
 # One cache for every app server when REDIS_URL names a Redis; otherwise each process keeps
 # its own in memory, which is right for one process (bin/serve, the tests).

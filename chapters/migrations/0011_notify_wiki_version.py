@@ -1,18 +1,18 @@
 """On PostgreSQL, every change of the wiki's version also sends a notification.
 
 ``NOTIFY chapters_wiki_version`` reaches every server process listening on that channel
-when the writing transaction commits (``chapters.version_watch``), so they read the version
-again only after a change instead of on every request. The bump of migration 0010 notifies,
-and so does a ``TRUNCATE`` of the tables it watches or of the version itself (``manage.py
-flush``), which fires no row or statement trigger of 0010 and leaves no version row: a
-process then reads ``"0"``. PostgreSQL folds the notifications of one transaction on one
+when the writing transaction commits (``chapters.caching.version_watch``), so they read the
+version again only after a change instead of on every request. The bump of migration 0010
+notifies, and so does a ``TRUNCATE`` of the tables it watches or of the version itself
+(``manage.py flush``), which fires no row or statement trigger of 0010 and leaves no
+version row: a process then reads ``"0"``. PostgreSQL folds the notifications of one transaction on one
 channel with the same payload into one, so a transaction that writes many rows sends one.
 SQLite has no notifications, nor ``TRUNCATE``; nothing changes there.
 """
 
 from django.db import migrations
 
-# chapters.version_watch.CHANNEL listens on it.
+# chapters.caching.version_watch.CHANNEL listens on it.
 CHANNEL = "chapters_wiki_version"
 
 TABLES = ["chapters_node", "chapters_link", "chapters_pathredirect", "chapters_wikiversion"]

@@ -18,9 +18,9 @@ class WikiVersion(models.Model):
     alike. A trigger rather than code in ``save()`` or a signal because many of those writes
     never pass through Python code of ours, so no write path can forget the bump.
 
-    Caches key what they keep by :meth:`current` (``chapters.caching``), so
-    a bump invalidates everything at once without deleting a key, in every process and on
-    every app server that shares the database.
+    Caches key what they keep by :meth:`current` (``chapters.caching`` tells the whole
+    story), so a bump invalidates everything at once without deleting a key, in every
+    process and on every app server that shares the database.
     """
 
     number = models.BigIntegerField(default=0)

@@ -1,21 +1,21 @@
 """The wiki's version as each server process knows it: read after a change, not per page.
 
 Every cached page is keyed by the wiki's version (:class:`~chapters.models.WikiVersion`),
-and reading it is a round trip to the database on every request. On PostgreSQL over
-loopback that costs about 180 µs through Django, more than half of what a cached page costs
-in all (``bench/README.md``). So on PostgreSQL the trigger that bumps the version also sends
-a notification (``pg_notify('chapters_wiki_version', '')``, migration 0011), and each process
-listens on that channel on a connection of its own (PostgreSQL's ``LISTEN``/``NOTIFY``,
-https://www.postgresql.org/docs/current/sql-notify.html; psycopg's ``Connection.notifies``).
-It reads the version again after a notification has arrived, and otherwise answers from
-memory: a check of the listening socket, no query.
+and reading it is a round trip to the database on every request, on PostgreSQL a large part
+of what a cached page costs (``bench/README.md``). So on PostgreSQL the trigger that bumps
+the version also sends a notification (``pg_notify('chapters_wiki_version', '')``,
+migration 0011), and each process listens on that channel on a connection of its own
+(PostgreSQL's ``LISTEN``/``NOTIFY``, https://www.postgresql.org/docs/current/sql-notify.html;
+psycopg's ``Connection.notifies``). It reads the version again after a notification has
+arrived, and otherwise answers from memory: a check of the listening socket, no query. Where
+this sits in the reader cache's story is told in :mod:`chapters.caching`.
 
 What keeps the answer right:
 
 - The process listens before it reads: every commit after its read sends it a notification.
 - PostgreSQL sends a notification when the writing transaction commits, to every listening
-  connection, whichever server it is on. It arrives a moment after the commit (well under a
-  millisecond on one machine), not in the same instant.
+  connection, whichever server it is on. It arrives a moment after the commit, not in the
+  same instant.
 - A process reads the version again as soon as a write of its own commits
   (:func:`forget_after_writes`), without waiting for the notification: an editor never
   sees the page from before their edit, whichever of their process's threads serves it.
@@ -33,7 +33,8 @@ What keeps the answer right:
   (PgBouncer's transaction pooling), a ``LISTEN`` would not last: set
   ``WIKI_VERSION_NOTIFY=0`` there, and every page reads the version with a query.
 
-SQLite has no notifications, and its query costs about 16 µs in the process: it is kept.
+SQLite has no notifications, and its query is made in the process, without a round trip:
+there the version is read with a query on every request.
 """
 
 import logging
@@ -46,7 +47,7 @@ import psycopg
 from django.conf import settings
 from django.db import connection
 
-from .models import WikiVersion
+from ..models import WikiVersion
 
 __all__ = ["CHANNEL", "VersionWatch", "forget_after_writes", "install", "watch"]
 

@@ -1,0 +1,81 @@
+"""The reader cache: every page the wiki serves is kept or revalidated by one version.
+
+**The wiki's version.** One row, :class:`~chapters.models.WikiVersion`, which the database
+itself bumps: migration 0010 puts triggers on the node, link and redirect tables that add one
+to it, in the same transaction, on every insert, update or delete there (from ``save()``,
+django-mptt's SQL, bulk writes, ``loaddata``, a revert or a psql session alike), so no write
+path can forget it. On PostgreSQL, migration 0011 makes the bump also send a notification
+(``NOTIFY chapters_wiki_version``), and a ``TRUNCATE`` (``manage.py flush``) notify too.
+Nothing else invalidates a cache: whatever is kept is kept under a version, and a bump makes
+every process and every app server that shares the database look under the next one.
+
+**How a request learns it**, once per request (:func:`~.validators.wiki_version`): on SQLite
+with a query; on PostgreSQL from the memory of its process, which listens for the
+notifications on a connection of its own and reads the version again only after one, after
+a write of its own, inside a transaction, when it is not listening, and at least once a
+minute; ``WIKI_VERSION_NOTIFY=0`` (behind PgBouncer's transaction pooling) makes it a query
+again. The safety nets are told in :mod:`~.version_watch`.
+
+**The release.** The version of the pages (:func:`~.validators.version`) is the wiki's
+version and a digest of the code, templates and static files (:data:`~.validators.SOURCES`),
+so that servers running the same code share what they keep and a deploy never serves a page
+or a 304 of the code before it. With debug on, the digest is taken for every request, so an
+edited template shows at once.
+
+**Validators and 304s.** A page's ``ETag`` is the version of the pages and whom the page is
+for (``reader``, or ``user-<pk>`` with ``-editor`` for a user who may edit,
+``permissions.can_edit``, since their pages have an "Edit" link); its ``Last-Modified`` is
+the time of the wiki's version. A request whose ``If-None-Match`` or ``If-Modified-Since``
+still matches is answered 304 before anything is rendered. Every such page says
+``Cache-Control: no-cache``, so browsers and proxies ask again (cheaply, with the ETag)
+instead of showing a page an edit has changed, and a reader's page says ``Vary: Cookie``.
+
+**Kept pages for readers.** A reader is a GET or HEAD without a session or messages cookie:
+anonymous, with no messages waiting, so their page is the same for every reader. A view
+decorated with :func:`~.pages.cached_page` keeps a reader's page (a 200 that sets no cookie)
+whole in Django's cache under the version of the pages and the path; each process also keeps
+the last few it read in its own memory (:func:`~.pages.kept_page`). Parts of pages are kept
+under the same version by the modules that build them (``chapters.contents``: the table of
+contents and what each page shows of the tree).
+
+**The two middleware**, in ``MIDDLEWARE`` (``wiki/settings.py``):
+
+- :class:`~.middleware.ReaderNotModifiedMiddleware` right after the security and
+  static-file middleware: a reader's 304 needs neither the session, the user nor the view,
+  and has no body, so nothing after it (not even the CSP) needs to run;
+- :class:`~.middleware.ReaderPageMiddleware` after the middleware that set headers on every
+  response (CSP, ``Content-Length``, frame options) and before sessions, CSRF,
+  authentication, messages, history and axes, which have nothing to do for an anonymous
+  GET: it answers with the kept page, the same bytes and headers the view gave.
+
+**Signed-in users**, staff included, always get a freshly rendered page (it may have their
+"Edit" link or their messages), answered 304 by Django's ``condition`` decorator on the view
+when their ETag matches, and never kept; with messages waiting, a page has no validators and
+is always rendered.
+
+The modules: :mod:`~.validators` (the version of the pages, the viewer, ETag and
+Last-Modified), :mod:`~.pages` (``cached_page`` and kept pages), :mod:`~.middleware` (the
+two middleware) and :mod:`~.version_watch` (each process's version, kept by PostgreSQL's
+notifications).
+"""
+
+from .middleware import ReaderNotModifiedMiddleware, ReaderPageMiddleware
+from .pages import PAGES_IN_PROCESS, cached_page, clear, kept_page
+from .validators import SOURCES, source_digest, version
+from .version_watch import VersionWatch, forget_after_writes, install, watch
+
+__all__ = [
+    "PAGES_IN_PROCESS",
+    "SOURCES",
+    "ReaderNotModifiedMiddleware",
+    "ReaderPageMiddleware",
+    "VersionWatch",
+    "cached_page",
+    "clear",
+    "forget_after_writes",
+    "install",
+    "kept_page",
+    "source_digest",
+    "version",
+    "watch",
+]

@@ -1,0 +1,1 @@
+"""The chapters app's template libraries."""

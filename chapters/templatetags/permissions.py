@@ -1,0 +1,17 @@
+"""``{% load permissions %}``: the rule of ``chapters.permissions`` as template filters.
+
+``{% if user|can_edit %}``, ``{% if user|can_revert %}``, ``{% if user|can_preview:adding %}``:
+the same functions the views and the admin call, so a template never asks ``perms.*``.
+"""
+
+from django import template
+
+from chapters import permissions
+
+__all__ = ["register"]
+
+register = template.Library()
+
+register.filter("can_edit", permissions.can_edit)
+register.filter("can_revert", permissions.can_revert)
+register.filter("can_preview", permissions.can_preview)
