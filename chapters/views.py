@@ -90,8 +90,13 @@ def node_history(request, path):
     )
 
 
+@cached_page
 def revision_detail(request, revision_id):
-    """Render an old revision of a node, clearly marked as old, through the sanitizer."""
+    """Render an old revision of a node, clearly marked as old, through the sanitizer.
+
+    Its body is rendered again (its wiki links resolve against today's tree), so readers'
+    pages are kept per version of the wiki (``cached_page``), as node pages are.
+    """
     revision = get_object_or_404(history.all_revisions(), history_id=revision_id)
     node = Node.objects.filter(pk=revision.id).first()
     latest = history.all_revisions().filter(id=revision.id).first()
