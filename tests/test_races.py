@@ -231,3 +231,27 @@ def test_races_an_import_while_a_move_is_in_progress(small_tree):
         "Chapter Three",
     ]
     assert_tree_is_valid()
+
+
+def test_races_a_drag_that_another_editors_move_makes_invalid(admin_user, small_tree):
+    editor = signed_in(admin_user)
+    data = {
+        "cmd": "move_node",
+        "cut_item": node("Section A1").pk,
+        "pasted_on": node("Section A2").pk,
+        "position": "last-child",
+    }
+
+    def drag():
+        response = editor.post(reverse("admin:chapters_node_changelist"), data)
+        return response.status_code, response.content.decode()
+
+    [(status, answer)] = race(
+        drag,
+        meanwhile=lambda: Node.objects.move_node(
+            node("Section A2"), node("Section A1"), "last-child"
+        ),
+    )
+    assert (status, answer) == (200, "FAIL, invalid move.")
+    assert node("Section A2").parent == node("Section A1")
+    assert_tree_is_valid()
