@@ -4,7 +4,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import NestedObjects
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db import router
+from django.db import router, transaction
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.defaultfilters import pluralize
@@ -19,7 +19,7 @@ from . import recovery
 from .forms import NodeAdminForm
 from .history import all_revisions, with_size_changes
 from .markdown import MarkdownError
-from .models import Node
+from .models import Node, lock_tree
 from .permissions import can_preview
 
 MAX_INDENTED_LEVEL = 8  # css/admin-tree.css indents depths 1 to 8
@@ -73,6 +73,32 @@ class NodeAdmin(DraggableMPTTAdmin):
         """
         depth = min(item.level, MAX_INDENTED_LEVEL)
         return format_html('<div class="tree-title depth-{}">{}</div>', depth, item)
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        """Show the add or change form; on a POST, take the tree's lock before anything else.
+
+        Django's admin reads the node, validates the form (``Node.clean()``: the tree's
+        rules) and saves, in one transaction. Taking :func:`~chapters.models.lock_tree` first
+        makes the validation see the tree the save changes: an editor whose form was
+        overtaken by another's move, delete or change of kind gets the form back with the
+        error, never a 500 nor a tree that breaks the rules.
+        """
+        if request.method != "POST":
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        with transaction.atomic(using=router.db_for_write(self.model)):
+            lock_tree(router.db_for_write(self.model))
+            return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def delete_selected_tree(self, modeladmin, request, queryset):
+        """Delete the selected nodes (the changelist's action), under the tree's lock.
+
+        django-mptt's action deletes node by node with its updates delayed, then rebuilds the
+        trees it touched: all of it in one transaction here, after
+        :func:`~chapters.models.lock_tree`, so no other write to the tree comes between.
+        """
+        with transaction.atomic(using=router.db_for_write(self.model)):
+            lock_tree(router.db_for_write(self.model))
+            return super().delete_selected_tree(modeladmin, request, queryset)
 
     def save_model(self, request, obj, form, change):
         """Save the node with the form's edit summary as the revision's summary."""

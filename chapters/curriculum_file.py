@@ -20,13 +20,11 @@ from datetime import UTC, datetime
 from typing import NamedTuple
 
 from django.core.exceptions import ValidationError
-from django.core.validators import validate_unicode_slug
 from django.db import transaction
-from django.utils import timezone
 from mptt.exceptions import InvalidMove
 
 from .markdown import MarkdownError, render_markdown
-from .models import RESERVED_ROOT_SLUGS, Node
+from .models import RESERVED_ROOT_SLUGS, Node, lock_tree
 
 __all__ = [
     "FORMAT",
@@ -106,7 +104,8 @@ def export_curriculum():
 def import_curriculum(data, source):
     """Load a curriculum file into the tree, all or nothing.
 
-    Every entry is checked first, against the file and the database; then, in file order,
+    Every entry is checked alone first; then, under ``lock_tree`` (so that nothing of the
+    tree is read before it), against the file and the database; then, in file order,
     a node whose path exists is updated (title, kind, status, body and its place among its
     siblings) and any other is added, through ``Node.save()`` and django-mptt's moves, so
     paths, HTML, links and redirects are derived as for an edit. Siblings end up in the
@@ -127,6 +126,7 @@ def import_curriculum(data, source):
             tree; its ``problems`` name each offending entry. Nothing is written.
     """
     entries, problems = _read(data)
+    lock_tree()
     existing = {node.path: node for node in Node.objects.for_navigation()}
     problems += _check_tree(entries, existing)
     if problems:
@@ -205,39 +205,40 @@ def _read_entry(index, fields):
 
 
 def _field_problems(entry, updated):
-    """Yield what is wrong with an entry's fields, and set its ``updated`` from ``updated``."""
-    limits = {f: Node._meta.get_field(f).max_length for f in ("title", "slug", "path")}
-    for field in FIELDS:
-        value = getattr(entry, field) if field != "updated" else updated
+    """Yield what is wrong with an entry's fields, and set its ``updated`` from ``updated``.
+
+    The node's own fields are checked by ``Node.field_problems``; what only a file has (the
+    path and parent it gives, the date as text) and the body's rendering are checked here.
+    """
+    for field, value in (("parent", entry.parent), ("updated", updated)):
         if value is not None and any(c == "\x00" or "\ud800" <= c <= "\udfff" for c in value):
             yield f"“{field}” holds a NUL or a lone surrogate, which no database stores."
-    if not entry.title.strip():
-        yield "the title is blank."
-    for field, limit in limits.items():
-        if len(getattr(entry, field)) > limit:
-            length = len(getattr(entry, field))
-            yield f"the {field} is {length} characters long; the limit is {limit}."
     try:
-        validate_unicode_slug(entry.slug)
-    except ValidationError:
-        yield f"the slug “{entry.slug}” is not a slug (letters, digits, “-” or “_”)."
+        entry.updated = datetime.fromisoformat(updated)
+    except ValueError:
+        unreadable = f"“updated” “{updated}” is not an ISO 8601 date and time."
+    else:
+        unreadable = None
+    node = Node(
+        title=entry.title,
+        slug=entry.slug,
+        kind=entry.kind,
+        status=entry.status,
+        body=entry.body,
+        path=entry.path,
+        updated=entry.updated,
+    )
+    yield from node.field_problems(updated_as_written=updated)
+    limit = Node._meta.get_field("path").max_length
+    if len(entry.path) > limit:
+        yield f"the path is {len(entry.path)} characters long; the limit is {limit}."
     if entry.parent is None and entry.slug in RESERVED_ROOT_SLUGS:
         yield f"the slug “{entry.slug}” is reserved for the site's own URLs."
     expected = f"{entry.parent}/{entry.slug}" if entry.parent is not None else entry.slug
     if entry.path != expected:
         yield f"the path is not the parent's path and the slug (“{expected}”)."
-    for field, choices in (("kind", Node.Kind), ("status", Node.Status)):
-        if getattr(entry, field) not in choices.values:
-            yield (
-                f"the {field} “{getattr(entry, field)}” is not one of {', '.join(choices.values)}."
-            )
-    try:
-        entry.updated = datetime.fromisoformat(updated)
-    except ValueError:
-        yield f"“updated” “{updated}” is not an ISO 8601 date and time."
-    else:
-        if timezone.is_naive(entry.updated):
-            yield f"“updated” “{updated}” has no timezone (end it with Z or +00:00)."
+    if unreadable:
+        yield unreadable
     try:
         render_markdown(entry.body)
     except MarkdownError as error:

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Count, Exists, F, OuterRef, Subquery
 
 from .markdown import MarkdownError
-from .models import Node, PathRedirect
+from .models import Node, PathRedirect, lock_tree
 
 __all__ = ["deletions", "deleted_nodes", "restore"]
 
@@ -97,8 +97,11 @@ def restore(revision, user=None):
             breaks the tree's rules (see ``Node.validate_placement``); or a body cannot be
             rendered any more. Nothing is written.
     """
-    # Two restores of one deletion at once: the second waits here, then finds the node back.
-    revision = Node.history.select_for_update().get(history_id=revision.history_id)
+    # The tree's lock first, before anything is read: the places the nodes go back to are
+    # read after it, and two restores of one deletion run one after the other (the second
+    # finds the node back).
+    lock_tree()
+    revision = Node.history.get(history_id=revision.history_id)
     present = Node.objects.filter(pk=revision.id).first()
     if present is not None:
         raise ValidationError(f"“{present.title}” has been restored already, at /{present.path}/.")

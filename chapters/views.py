@@ -40,8 +40,7 @@ def node_detail(request, path):
     """
     node = Node.objects.filter(path=path).first()
     if node is None:
-        moved = get_object_or_404(PathRedirect.objects.select_related("node"), old_path=path)
-        return redirect(moved.node, permanent=True)
+        return moved_from(path, "chapters:node")
     around, toc_html = contents.page_navigation(node, version(request))
     context = {
         "node": node,
@@ -56,9 +55,26 @@ def node_detail(request, path):
     return render(request, "chapters/section.html", context)
 
 
+def moved_from(path, route):
+    """Answer 301 with the URL ``route`` of the node that was once at ``path``; else 404.
+
+    Args:
+        path: a stored path no node has now.
+        route: the name of a URL taking the node's ``path``.
+
+    Raises:
+        Http404: no node was ever at ``path`` (or it was deleted).
+    """
+    moved = get_object_or_404(PathRedirect.objects.select_related("node"), old_path=path)
+    return redirect(route, path=moved.node.path, permanent=True)
+
+
 def node_history(request, path):
-    """List the revisions of the node at ``path``, newest first, with size changes."""
-    node = get_object_or_404(Node, path=path)
+    """List the revisions of the node at ``path``, newest first, with size changes; 301 from
+    a path it had before; else 404."""
+    node = Node.objects.filter(path=path).first()
+    if node is None:
+        return moved_from(path, "chapters:history")
     revisions = history.all_revisions().filter(id=node.pk)
     page = Paginator(revisions, REVISIONS_PER_PAGE).get_page(request.GET.get("page"))
     older = revisions[page.end_index() : page.end_index() + 1].first()
@@ -74,8 +90,13 @@ def node_history(request, path):
     )
 
 
+@cached_page
 def revision_detail(request, revision_id):
-    """Render an old revision of a node, clearly marked as old, through the sanitizer."""
+    """Render an old revision of a node, clearly marked as old, through the sanitizer.
+
+    Its body is rendered again (its wiki links resolve against today's tree), so readers'
+    pages are kept per version of the wiki (``cached_page``), as node pages are.
+    """
     revision = get_object_or_404(history.all_revisions(), history_id=revision_id)
     node = Node.objects.filter(pk=revision.id).first()
     latest = history.all_revisions().filter(id=revision.id).first()

@@ -245,3 +245,22 @@ def test_node_page_with_two_thousand_headings(client, small_tree):
     links = page.find("nav", attrs={"aria-label": "On this page"}).find_all("a")
     assert len(links) == 2_000
     assert [link["href"] for link in links[-2:]] == ["#step-1998", "#step-1999"]
+
+
+def test_code_a_lexer_would_take_minutes_on_is_shown_plain():
+    # Pygments' Fantom lexer takes time in the cube of a run of letters: 8 s for 8,000, more
+    # than a minute for 20,000 (bench/README.md, "Code highlighting").
+    html = render_markdown("```python\nx = 1\n```\n\n```fan\n" + "a" * 20_000 + "\n```")
+    assert html == (
+        '<pre><code class="language-python">x = 1\n</code></pre>\n'
+        '<pre><code class="language-fan">' + "a" * 20_000 + "\n</code></pre>"
+    )
+
+
+def test_code_past_the_highlighting_budget_is_shown_plain_and_escaped(monkeypatch):
+    source = '```python\nif a < b: print("&")\n```'
+    assert render_markdown(source).startswith('<div class="highlight"><pre><span></span><code>')
+    monkeypatch.setattr("chapters.markdown.mdx.highlight.HIGHLIGHT_SECONDS_MAX", 0.0)
+    assert render_markdown(source) == (
+        '<pre><code class="language-python">if a &lt; b: print(&quot;&amp;&quot;)\n</code></pre>'
+    )

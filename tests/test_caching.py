@@ -442,3 +442,20 @@ def test_process_keeps_at_most_a_bounded_number_of_pages(client, small_tree):
         client.get(path)
     assert caching.kept_page.cache_info().currsize == len(paths) <= caching.PAGES_IN_PROCESS
     assert caching.kept_page.cache_info().maxsize == caching.PAGES_IN_PROCESS == 16
+
+
+@pytest.mark.django_db
+def test_old_revision_pages_render_once_per_version_for_readers(client, small_tree, renderers):
+    convert, _ = renderers
+    chapter = node("Chapter Five")
+    chapter.body = "Fusing **two** kernels."
+    chapter.save()
+    old = node_first_revision("Chapter Five")
+    url = f"/revisions/{old.history_id}/"
+    first = reader_page(client, url)
+    assert convert.call_count == 2  # the save, then the first reader's page
+    assert reader_page(client, url) == first
+    assert convert.call_count == 2  # the second reader's page came from the cache
+    edit("Chapter Six", body="Changed.")
+    reader_page(client, url)
+    assert convert.call_count == 4  # the edit, then the page of the new version

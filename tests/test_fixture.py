@@ -226,13 +226,16 @@ def row(pk, title, parent, kind="section", slug=None, tree=(1, 1, 2, 0)):
         ([row(1, "Admin", None)], "“Admin” (pk 1): “admin” is reserved for the site's own URLs."),
         (
             [row(1, "Blank", None, slug="")],
-            "“Blank” (pk 1): the slug is empty or not a valid slug.",
+            "“Blank” (pk 1): the slug “” is not a slug (letters, digits, “-” or “_”).",
         ),
         (
             [row(1, "Slash", None, slug="a/b")],
-            "“Slash” (pk 1): the slug is empty or not a valid slug.",
+            "“Slash” (pk 1): the slug “a/b” is not a slug (letters, digits, “-” or “_”).",
         ),
-        ([row(1, "Odd", None, kind="bogus")], "“Odd” (pk 1): kind “bogus” is not a choice."),
+        (
+            [row(1, "Odd", None, kind="bogus")],
+            "“Odd” (pk 1): the kind “bogus” is not one of section, chapter.",
+        ),
     ],
     ids=[
         "cycle",
@@ -308,3 +311,60 @@ def test_fixture_loads_after_an_editor_deleted_an_area(tmp_path, small_tree):
         "Area C [section] area-c"
     )
     assert Node.objects.check_tree() == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fixture_rows_are_checked_as_a_curriculum_file_is_and_all_problems_named(
+    tmp_path, small_tree
+):
+    bad_status = row(101, "Typo", None, tree=(10, 1, 2, 0))
+    bad_status["fields"]["status"] = "publishd"
+    naive = row(102, "Naive", None, tree=(11, 1, 2, 0))
+    naive["fields"]["updated"] = "2026-08-09T12:00:00"
+    blank = row(103, "   ", None, slug="blank", tree=(12, 1, 2, 0))
+    long_title = row(104, "T" * 201, None, slug="long", tree=(13, 1, 2, 0))
+    before = tree_table()
+    with pytest.raises(CommandError) as error:
+        call_command(
+            "loaddata", write_fixture(tmp_path, [bad_status, naive, blank, long_title]), verbosity=0
+        )
+    assert str(error.value) == (
+        "The fixture has rows that cannot be loaded, so nothing was loaded:\n"
+        "- “Typo” (pk 101): the status “publishd” is not one of draft, review, published.\n"
+        "- “Naive” (pk 102): “updated” “2026-08-09T12:00:00” has no timezone (end it with Z "
+        "or +00:00).\n"
+        "- “   ” (pk 103): the title is blank.\n"
+        f"- “{'T' * 60}” (pk 104): the title is 201 characters long; the limit is 200."
+    )
+    assert tree_table() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fixture_refused_row_named_even_when_its_children_then_fail(tmp_path, small_tree):
+    parent = row(101, "Parent", None, tree=(10, 1, 4, 0))
+    parent["fields"]["status"] = "done"
+    child = row(102, "Child", 101, kind="chapter", tree=(10, 2, 3, 1))
+    before = tree_table()
+    with pytest.raises(CommandError, match="“Parent” \\(pk 101\\): the status “done” is not one"):
+        call_command("loaddata", write_fixture(tmp_path, [parent, child]), verbosity=0)
+    assert tree_table() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fixture_refuses_addresses_longer_than_the_column(tmp_path, small_tree):
+    slugs = ["a" * 90 + str(level) for level in range(12)]
+    rows = [
+        row(
+            101 + level,
+            f"Level {level}",
+            100 + level if level else None,
+            slug=slug,
+            tree=(10, 1 + level, 24 - level, level),
+        )
+        for level, slug in enumerate(slugs)
+    ]
+    before = tree_table()
+    with pytest.raises(CommandError, match="addresses longer than 1,000 characters") as error:
+        call_command("loaddata", write_fixture(tmp_path, rows), verbosity=0)
+    assert "- Level 11 (pk 112): /" in str(error.value)
+    assert tree_table() == before

@@ -1,6 +1,7 @@
 """Links between chapters: [[wiki links]], links to paths, "Linked from", broken links."""
 
 import json
+from unittest import mock
 
 import pytest
 from django.core.management import call_command
@@ -85,13 +86,16 @@ def test_wiki_link_follows_its_target_when_renamed_and_moved(client, small_tree)
 
 
 @pytest.mark.django_db
-def test_wiki_link_to_a_deleted_page_becomes_broken_and_a_new_page_mends_it(small_tree):
+def test_wiki_link_to_a_deleted_page_becomes_broken_and_a_new_page_mends_it(
+    small_tree, django_capture_on_commit_callbacks
+):
     edit("Chapter One", body="[[Chapter Six]]")
     node("Chapter Six").delete()
     assert body_of("Chapter One") == (
         '<span class="wikilink-broken" title="There is no page “Chapter Six”.">Chapter Six</span>'
     )
-    Node.objects.create(title="Chapter Six", parent=node("Section A2"))
+    with django_capture_on_commit_callbacks(execute=True):  # broken links mend after commit
+        Node.objects.create(title="Chapter Six", parent=node("Section A2"))
     assert body_of("Chapter One") == (
         '<a class="wikilink" href="/area-a/section-a2/chapter-six/">Chapter Six</a>'
     )
@@ -195,3 +199,47 @@ def test_wiki_link_to_a_non_ascii_title_written_as_it_is(small_tree):
     Node.objects.create(title="Линейная алгебра", parent=node("Section A1"))
     edit("Chapter One", body="[[Линейная алгебра]]")
     assert body_of("Chapter One").startswith('<a class="wikilink" href="/area-a/section-a1/')
+
+
+@pytest.mark.django_db
+def test_broken_links_mend_after_the_commit_and_only_where_the_change_may_mend_them(
+    small_tree, django_capture_on_commit_callbacks
+):
+    edit("Chapter One", body="[[Chapter Seven]]")
+    edit("Chapter Two", body="[[Chapter Eight]] and [Gone](/area-a/gone/)")
+    edit("Chapter Three", body="[[Section A2/Chapter Seven]]")
+    rendered = []
+    refresh_body = Node.refresh_body
+
+    def counting(self):
+        rendered.append(self.title)
+        refresh_body(self)
+
+    with (
+        mock.patch.object(Node, "refresh_body", counting),
+        django_capture_on_commit_callbacks() as callbacks,
+    ):
+        Node.objects.create(title="Chapter Seven", parent=node("Section A2"))
+    assert rendered == []  # nothing is rendered again inside the writing transaction
+    assert body_of("Chapter One").startswith('<span class="wikilink-broken"')
+    with mock.patch.object(Node, "refresh_body", counting):
+        for callback in callbacks:
+            callback()
+    assert rendered == ["Chapter One", "Chapter Three"]
+    assert body_of("Chapter One") == (
+        '<a class="wikilink" href="/area-a/section-a2/chapter-seven/">Chapter Seven</a>'
+    )
+    assert body_of("Chapter Three") == (
+        '<a class="wikilink" href="/area-a/section-a2/chapter-seven/">Chapter Seven</a>'
+    )
+
+
+@pytest.mark.django_db
+def test_a_broken_link_to_a_path_mends_when_a_node_comes_to_that_path(
+    small_tree, django_capture_on_commit_callbacks
+):
+    edit("Chapter One", body="[Later](/area-a/later/)")
+    with django_capture_on_commit_callbacks(execute=True):
+        Node.objects.create(title="Later", kind=Node.Kind.SECTION, parent=node("Area A"))
+    assert body_of("Chapter One") == '<a href="/area-a/later/">Later</a>'
+    assert Link.objects.get(source=node("Chapter One")).target == node("Later")

@@ -89,3 +89,14 @@ def test_node_moved_to_an_old_path_with_its_section_takes_it_over(client, small_
     assert client.get("/area-a/").status_code == 404
     assert client.get("/area-a/section-a1/").status_code == 404
     assert_redirects(client, "/area-a/section-a1/chapter-one/", "/alpha/section-a1/chapter-one/")
+
+
+@pytest.mark.django_db
+def test_history_of_an_old_path_redirects_to_the_history_at_the_new_path(client, small_tree):
+    edit("Section A1", slug="basics")
+    assert_redirects(
+        client,
+        "/history/area-a/section-a1/chapter-one/",
+        "/history/area-a/basics/chapter-one/",
+    )
+    assert client.get("/history/area-a/never-was/").status_code == 404

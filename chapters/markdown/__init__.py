@@ -12,18 +12,21 @@ Each concern has a module of its own:
 - :mod:`.limits`: :class:`MarkdownError` and the limits that keep rendering time bounded;
 - :mod:`.text`: the text a reader reads in rendered HTML (for search), and the wiki paths
   its links point at (for the ``Link`` rows);
-- :mod:`.mdx`: the wiki's own Python-Markdown extensions (math, nested lists, wiki links).
+- :mod:`.mdx`: the wiki's own Python-Markdown extensions (math, nested lists, wiki links,
+  ids that never clash with the page's).
 
 Other modules import from here (``from chapters.markdown import render_markdown``), not from
 the modules inside.
 """
 
+from functools import partial
 from html import unescape
 
 import markdown
-from markdown.extensions.toc import slugify_unicode
 
 from .limits import BODY_MAX_LENGTH, BoundsExtension, MarkdownError, check_bounds
+from .mdx.highlight import HighlightBudget, HighlightTimeout, budgeted_formatter
+from .mdx.ids import IdFilter, IdMarkExtension, heading_slug
 from .mdx.wikilinks import WIKI_LINK, WikiLinkExtension, unresolved
 from .sanitize import sanitize
 from .text import html_to_text, internal_paths
@@ -57,9 +60,9 @@ EXTENSION_CONFIGS = {
     "tables": {"use_align_attribute": True},
     # Pygments classes under ``.highlight``, matching static/css/pygments.css.
     "codehilite": {"css_class": "highlight", "guess_lang": False},
-    # Stable heading ids, also for headings in non-Latin scripts.
+    # Stable heading ids, also for headings in non-Latin scripts, never one the page uses.
     "toc": {
-        "slugify": slugify_unicode,
+        "slugify": heading_slug,
         "permalink": True,
         "permalink_title": "Link to this heading",
     },
@@ -77,7 +80,8 @@ def render_markdown(text, resolve_link=unresolved):
 def render_markdown_with_headings(text, resolve_link=unresolved):
     """Render Markdown to HTML that is safe to insert into a page, and list its headings.
 
-    Python-Markdown renders the text with tables, fenced code highlighted by Pygments,
+    Python-Markdown renders the text with tables, fenced code highlighted by Pygments
+    (within a time bound, past which code is shown plain: :mod:`.mdx.highlight`),
     footnotes, heading ids, callouts, definition lists, task lists, math (as MathML),
     lists nested by two or four spaces and ``[[wiki links]]``; bleach then removes every
     tag, attribute and URL scheme that is not in the allowlists of :mod:`.sanitize`
@@ -102,18 +106,47 @@ def render_markdown_with_headings(text, resolve_link=unresolved):
     if not text:
         return "", []
     check_bounds(text)
+    highlighted = {"pygments_formatter": budgeted_formatter(HighlightBudget())}
+    try:
+        md, html = _convert(text, resolve_link, highlighted)
+    except HighlightTimeout:
+        md, html = _convert(text, resolve_link, {"use_pygments": False})
+    ids = partial(IdFilter, mark=md.id_mark, generated=md.generated_ids)
+    return sanitize(html, filters=[ids]), list(_flatten_headings(md.toc_tokens))
+
+
+def _convert(text, resolve_link, highlighting):
+    """Return the Python-Markdown instance that rendered ``text``, and its HTML (unsanitized).
+
+    Args:
+        text: the Markdown source, within the limits.
+        resolve_link: the wiki links' resolver.
+        highlighting: codehilite's settings for this rendering, beside ``EXTENSION_CONFIGS``'s
+            (the time-bounded formatter, or highlighting off).
+
+    Raises:
+        MarkdownError: beyond the limits checked while parsing, or nested too deeply.
+        HighlightTimeout: the code took longer than its budget to highlight.
+    """
     md = markdown.Markdown(
-        extensions=[*EXTENSIONS, WikiLinkExtension(resolve_link), BoundsExtension()],
-        extension_configs=EXTENSION_CONFIGS,
+        extensions=[
+            *EXTENSIONS,
+            WikiLinkExtension(resolve_link),
+            BoundsExtension(),
+            IdMarkExtension(),
+        ],
+        extension_configs={
+            **EXTENSION_CONFIGS,
+            "codehilite": {**EXTENSION_CONFIGS["codehilite"], **highlighting},
+        },
         output_format="html",
     )
     try:
-        html = md.convert(text)
+        return md, md.convert(text)
     except RecursionError as error:
         raise MarkdownError(
             "The text nests lists, quotes or other blocks too deeply to be rendered."
         ) from error
-    return sanitize(html), list(_flatten_headings(md.toc_tokens))
 
 
 def _flatten_headings(tokens):

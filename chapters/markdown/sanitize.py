@@ -101,7 +101,7 @@ ALLOWED_ATTRIBUTES = {
 ALLOWED_PROTOCOLS = frozenset({"http", "https", "mailto"})
 
 
-def sanitize(html):
+def sanitize(html, filters=()):
     """Return ``html`` with every tag, attribute and URL scheme not allowed above removed.
 
     Disallowed tags are stripped and their text kept as text; comments are dropped. A new
@@ -110,6 +110,8 @@ def sanitize(html):
 
     Args:
         html: the HTML Python-Markdown made.
+        filters: html5lib filters run on the sanitized tokens (bleach's ``filters``), each
+            a callable taking ``source``.
 
     Returns:
         The sanitized HTML, as a string.
@@ -120,5 +122,6 @@ def sanitize(html):
         protocols=ALLOWED_PROTOCOLS,
         strip=True,
         strip_comments=True,
+        filters=list(filters),
     )
     return cleaner.clean(html)

@@ -17,7 +17,8 @@ from .node import (
     TITLE_MAX_LENGTH,
     DeletionFields,
     Node,
-    refresh_links_to,
+    mend_broken_links,
+    refresh_links_into,
     unique_slug,
 )
 from .tree import TREE_FIELDS, NodeManager, NodeQuerySet, cache_trees, lock_tree
@@ -39,6 +40,7 @@ __all__ = [
     "WikiVersion",
     "cache_trees",
     "lock_tree",
-    "refresh_links_to",
+    "mend_broken_links",
+    "refresh_links_into",
     "unique_slug",
 ]

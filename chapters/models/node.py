@@ -11,7 +11,10 @@ Every write goes through ``save()`` or ``delete()`` here, or ``NodeManager.move_
 taking it.
 """
 
+from functools import partial
+
 from django.core.exceptions import ValidationError
+from django.core.validators import validate_unicode_slug
 from django.db import models, transaction
 from django.db.models import Max, Q, Value
 from django.db.models.functions import Concat, Length, Substr
@@ -40,7 +43,8 @@ __all__ = [
     "TITLE_MAX_LENGTH",
     "DeletionFields",
     "Node",
-    "refresh_links_to",
+    "mend_broken_links",
+    "refresh_links_into",
     "unique_slug",
 ]
 
@@ -58,6 +62,9 @@ TITLE_MAX_LENGTH = 200
 
 # The fields save() computes, written whatever update_fields says.
 DERIVED_FIELDS = ("slug", "path", "body_html", "body_text", "headings", "updated")
+
+# The fields of a parent that the tree's rules read (validate_placement), besides its place.
+PLACEMENT_FIELDS = ("kind", "title", "path")
 
 # The fields a revision records and a revert restores; the tree's own fields are left out.
 REVISION_FIELDS = ("title", "slug", "kind", "status", "parent_id", "body")
@@ -262,9 +269,8 @@ class Node(MPTTModel):
 
         Raises:
             ValidationError: the title is blank, the title or body is too long, the body
-                cannot be rendered, a section with
-                children is turned into a chapter, or the placement is invalid (see
-                :meth:`validate_placement`).
+                cannot be rendered, or the tree's rules refuse the node where it is (see
+                :meth:`validate_in_tree`).
         """
         if not self.title.strip():
             raise ValidationError({"title": "The title cannot be blank."})
@@ -274,9 +280,68 @@ class Node(MPTTModel):
         except MarkdownError as error:
             raise ValidationError({"body": str(error)}) from error
         self.fill_slug()
-        if self.is_chapter and self.pk is not None and self.get_children().exists():
+        self.validate_in_tree()
+
+    def validate_in_tree(self):
+        """Check the tree's rules for this node where it is about to be saved.
+
+        Called by :meth:`save` after :func:`lock_tree` and :meth:`refresh_tree_fields`, so
+        that it sees the tree as the save will change it: the rules of
+        :meth:`validate_placement` under the node's parent, and that a chapter has no
+        children.
+
+        Raises:
+            ValidationError: (keyed by field) the node may not be saved where it is.
+        """
+        self.validate_placement(self.parent if self.parent_id is not None else None)
+        stored = self.pk is not None and not self._state.adding
+        if self.is_chapter and stored and Node.objects.filter(parent_id=self.pk).exists():
             raise ValidationError({"kind": "This node has children, so it must stay a section."})
-        self.validate_placement(self.parent)
+
+    def field_problems(self, updated_as_written=None):
+        """Return what is wrong with the node's own fields, each checked alone.
+
+        The checks every row must pass before it is stored, whoever writes it: a curriculum
+        file (``chapters.curriculum_file``) or a fixture (the ``loaddata`` command), which
+        both bypass the admin's form; ``Node.objects.check_tree()`` applies them to stored
+        nodes. The tree's rules, which need the other nodes, are :meth:`validate_placement`;
+        whether the body can be rendered is known by rendering it. Deferred fields are not
+        read.
+
+        Args:
+            updated_as_written: ``updated`` as the source wrote it, quoted in the message
+                about a date without a timezone; by default its ISO 8601 form.
+
+        Returns:
+            A list of sentences, in lower case and ending with a full stop, in this order:
+            text fields holding a NUL or a lone surrogate (no database stores them), a blank
+            title, a title or slug longer than its column, a slug that is not a slug, a kind
+            or status that is not a choice, a date without a timezone. Empty when all is well.
+        """
+        read = {"body", "kind", "path", "slug", "status", "title"} - self.get_deferred_fields()
+        problems = [
+            f"“{field}” holds a NUL or a lone surrogate, which no database stores."
+            for field in sorted(read)
+            if any(c == "\x00" or "\ud800" <= c <= "\udfff" for c in getattr(self, field))
+        ]
+        if not self.title.strip():
+            problems.append("the title is blank.")
+        for field in ("title", "slug"):
+            length, limit = len(getattr(self, field)), self._meta.get_field(field).max_length
+            if length > limit:
+                problems.append(f"the {field} is {length} characters long; the limit is {limit}.")
+        try:
+            validate_unicode_slug(self.slug)
+        except ValidationError:
+            problems.append(f"the slug “{self.slug}” is not a slug (letters, digits, “-” or “_”).")
+        for field, choices in (("kind", self.Kind), ("status", self.Status)):
+            value = getattr(self, field)
+            if value not in choices.values:
+                problems.append(f"the {field} “{value}” is not one of {', '.join(choices.values)}.")
+        if self.updated is not None and timezone.is_naive(self.updated):
+            written = updated_as_written or self.updated.isoformat()
+            problems.append(f"“updated” “{written}” has no timezone (end it with Z or +00:00).")
+        return problems
 
     def check_lengths(self):
         """Refuse a title or body longer than allowed, the same on every database.
@@ -323,14 +388,24 @@ class Node(MPTTModel):
         not from possibly stale instances. ``update_fields`` always includes the derived
         fields.
 
+        The tree's rules are checked again after taking the lock (:meth:`validate_in_tree`),
+        whatever a form checked before: another editor may have moved, deleted or changed a
+        node since.
+
         Raises:
-            ValidationError: the title or body is too long (see :meth:`check_lengths`).
+            ValidationError: the title or body is too long (see :meth:`check_lengths`); the
+                node was deleted meanwhile; or the tree's rules refuse it where it is now
+                (see :meth:`validate_in_tree`). Nothing is written.
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
         self.check_lengths()
         lock_tree()
-        self.refresh_tree_fields()
+        if not self.refresh_tree_fields() and not self._state.adding:
+            raise ValidationError(
+                f"“{self.title}” was deleted by someone else meanwhile; nothing was saved."
+            )
         self.fill_slug()
+        self.validate_in_tree()
         links = self.render_body()
         self.updated = self._history_date = timezone.now()
         old_path, old_title = Node.objects.filter(pk=self.pk).values_list(
@@ -347,8 +422,13 @@ class Node(MPTTModel):
             # The node and its descendants take over the old paths they now live at.
             taken = [self.path, *(self.path + old[len(old_path) :] for old in moved if old)]
             PathRedirect.record(moved, taken=taken)
+        if old_path != self.path:
+            refresh_links_into(self)
         if old_path != self.path or old_title != self.title:
-            refresh_links_to(self)
+            subtree = self.get_descendants(include_self=True)
+            titles = {old_title, *subtree.values_list("title", flat=True)} - {None}
+            paths = set(subtree.values_list("path", flat=True))
+            transaction.on_commit(partial(mend_broken_links, titles, paths), robust=True)
 
     def _rewrite_descendant_paths(self, old_path):
         """Move the stored paths of this node's descendants from ``old_path`` to its path.
@@ -408,6 +488,7 @@ class Node(MPTTModel):
             .exclude(pk__in=list(after))
             .distinct()
         )
+        titles = set(self.get_descendants(include_self=True).values_list("title", flat=True))
         recorded = Node.history.aggregate(latest=Max("history_id"))["latest"] or 0
         self._history_date = timezone.now()
         deleted = super().delete(*args, **kwargs)
@@ -427,6 +508,8 @@ class Node(MPTTModel):
         )
         for source in linking:
             source.refresh_body()
+        # A link that could mean one of them and another page now means the other.
+        transaction.on_commit(partial(mend_broken_links, titles, ()), robust=True)
         return deleted
 
     def refresh_tree_fields(self):
@@ -440,8 +523,11 @@ class Node(MPTTModel):
         stored parent differs from ``parent``.
 
         Returns:
-            False if the node has a primary key but is not stored (it was deleted meanwhile),
-            and then nothing is read; True otherwise.
+            False if the node has a primary key but is not stored (it was deleted meanwhile,
+            or is being restored with its old key), and then nothing is read; True otherwise.
+
+        Raises:
+            ValidationError: the parent is no longer stored.
         """
         if self.pk is not None:
             stored = Node.objects.filter(pk=self.pk).values("parent_id", *TREE_FIELDS).first()
@@ -451,7 +537,12 @@ class Node(MPTTModel):
             for field, value in stored.items():
                 setattr(self, field, value)
         if self.parent_id is not None:
-            self.parent.refresh_from_db(fields=TREE_FIELDS)
+            try:
+                self.parent.refresh_from_db(fields=[*TREE_FIELDS, *PLACEMENT_FIELDS])
+            except Node.DoesNotExist:
+                raise ValidationError(
+                    {"parent": f"The section “{self.parent.title}” no longer exists."}
+                ) from None
         return True
 
     def render_body(self):
@@ -495,17 +586,47 @@ class Node(MPTTModel):
         return f"{parent_path.get()}/{self.slug}"
 
 
-def refresh_links_to(node):
-    """Render again the nodes whose links may now resolve differently because of ``node``.
+def refresh_links_into(node):
+    """Render again the nodes linking to ``node`` or a descendant: their URLs changed.
 
-    Those are the nodes linking to ``node`` or a descendant (their links' URLs changed), and
-    the nodes with a broken link (it may now find ``node``), ``node`` itself included: it was
-    rendered before its new path was stored.
+    ``node`` itself is among them when it links into its own subtree: it was rendered before
+    its new path was stored.
     """
     subtree = node.get_descendants(include_self=True).values("pk")
-    affected = Link.objects.filter(Q(target__in=subtree) | Q(target=None)).values("source")
-    for source in Node.objects.filter(pk__in=affected):
+    linking = Link.objects.filter(target__in=subtree).values("source")
+    for source in Node.objects.filter(pk__in=linking):
         source.refresh_body()
+
+
+def mend_broken_links(titles, paths):
+    """Render again the nodes with a broken link that a node titled or placed anew may mend.
+
+    A broken ``[[wiki link]]`` can only come to resolve to a node whose title is the link's
+    last segment (as :class:`~chapters.models.links.LinkResolver` compares them, ignoring
+    case), and an ambiguous one only when a node of that title went elsewhere; a broken link
+    to a path only to a node now at that path. So after a node is added, renamed, moved or
+    deleted, only the nodes with such links are rendered again, not every node with a broken
+    link. ``save()`` and ``delete()`` call this once their transaction has committed
+    (``transaction.on_commit``), outside the tree's lock: rendering a slow body then holds up
+    no other editor. Each node is rendered in a transaction of its own.
+
+    Args:
+        titles: the titles the change gave or took away (of the node and its descendants).
+        paths: the stored paths the change gave nodes.
+    """
+    wanted = {title.casefold() for title in titles}
+    linked = {f"/{path}/" for path in paths}
+
+    def may_mend(kind, text):
+        if kind == Link.Kind.PATH:
+            return text in linked
+        return text.rsplit("/", 1)[-1].strip().casefold() in wanted
+
+    broken = Link.objects.filter(target=None).values_list("source", "kind", "text")
+    sources = {source for source, kind, text in broken if may_mend(kind, text)}
+    for node in Node.objects.filter(pk__in=sources):
+        with transaction.atomic():
+            node.refresh_body()
 
 
 def path_links(paths):

@@ -7,7 +7,6 @@ touched in this module only, in the two functions at its end.
 """
 
 from django.core.exceptions import ValidationError
-from django.core.validators import validate_unicode_slug
 from django.db import models, transaction
 from django.db.transaction import TransactionManagementError
 from mptt.exceptions import InvalidMove
@@ -141,14 +140,18 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
         Raises:
             mptt.exceptions.InvalidMove: the move would put a node under itself or one of its
                 descendants, put anything under a chapter, make a chapter a root, or give the
-                node a slug a new sibling already has. Nothing is written.
+                node a slug a new sibling already has; or either node was deleted meanwhile.
+                Nothing is written.
         """
         with transaction.atomic(using=self.db):
             lock_tree(self.db)
             tree_fields = ["parent", *TREE_FIELDS]
-            node.refresh_from_db(fields=tree_fields)
-            if target is not None:
-                target.refresh_from_db(fields=tree_fields)
+            try:
+                node.refresh_from_db(fields=tree_fields)
+                if target is not None:
+                    target.refresh_from_db(fields=[*tree_fields, "kind", "title", "path"])
+            except self.model.DoesNotExist:
+                raise InvalidMove("A page was deleted by someone else meanwhile.") from None
             if target is None or position in ("left", "right"):
                 parent = target.parent if target is not None else None
             else:
@@ -168,9 +171,10 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
         node is its own ancestor; that the nested-set fields are what django-mptt's
         ``rebuild()`` makes of the parents (run in a savepoint that is rolled back), comparing
         the trees' order and not their ``tree_id`` numbers, which have gaps where a tree was
-        deleted or moved and ``rebuild()`` numbers from 1; and that every node keeps the rules
-        of the model's ``check_placement``, has a valid slug and a known kind. It reads the
-        tree under :func:`lock_tree`, so no write happens halfway.
+        deleted or moved and ``rebuild()`` numbers from 1; and that every node's fields are
+        right (the model's ``field_problems``) and it keeps the rules of its
+        ``check_placement``. It reads the tree under :func:`lock_tree`, so no write happens
+        halfway.
 
         Returns:
             A list of sentences, empty when the tree is valid.
@@ -208,13 +212,9 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
             slugs.setdefault(node.parent_id, []).append(node.slug)
         for node in nodes.values():
             label = f"“{node.title}” (pk {node.pk})"
-            if node.kind not in self.model.Kind.values:
-                problems.append(f"{label}: kind “{node.kind}” is not a choice.")
-                continue
-            try:
-                validate_unicode_slug(node.slug)
-            except ValidationError:
-                problems.append(f"{label}: the slug is empty or not a valid slug.")
+            wrong = node.field_problems()
+            if wrong:
+                problems.extend(f"{label}: {problem}" for problem in wrong)
                 continue
             siblings = list(slugs[node.parent_id])
             siblings.remove(node.slug)

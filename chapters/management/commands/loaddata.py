@@ -7,12 +7,16 @@ derived fields. This command takes the place of Django's (an app's command of th
 does) and does both, in ``loaddata``'s transaction, under the tree's lock (``lock_tree``: a
 fixture writes tree fields, so no other write to the tree may run meanwhile):
 
-1. each node row is saved as Django saves it, with a provisional path (a fixture's paths,
-   if it has any, are not trusted, and two new rows must not share one);
+1. each node row's own fields are checked (``Node.field_problems``: the checks a curriculum
+   file's entries pass too), then it is saved as Django saves it, with a provisional path (a
+   fixture's paths, if it has any, are not trusted, and two new rows must not share one);
+   rows with problems are not saved, and the command fails with all of them once every row
+   was read;
 2. once every row is in, the tree is checked (``Node.objects.check_tree()``); anything wrong
    fails the command with the list of problems, and the transaction rolls back, leaving the
    database as it was;
-3. the stored paths are derived from the parents and slugs, top down; the nodes loaded get
+3. the stored paths are derived from the parents and slugs, top down (none may be longer
+   than the column); the nodes loaded get
    their body rendered (HTML, text, headings, links), and a revision dated as the row's
    ``updated`` where their content differs from their latest revision, so loading the same
    fixture again records nothing;
@@ -24,7 +28,7 @@ from django.core.management.base import CommandError
 from django.core.management.commands import loaddata
 
 from chapters.markdown import MarkdownError
-from chapters.models import REVISION_FIELDS, Link, Node, PathRedirect, lock_tree
+from chapters.models import PATH_MAX_LENGTH, REVISION_FIELDS, Link, Node, PathRedirect, lock_tree
 
 
 class Command(loaddata.Command):
@@ -44,9 +48,17 @@ class Command(loaddata.Command):
             CommandError: the tree is invalid after loading, or a loaded body cannot be
                 rendered.
         """
-        self.loaded_nodes = []
+        self.loaded_nodes, self.refused_rows = [], []
         lock_tree(self.using)
-        super().loaddata(fixture_labels)
+        try:
+            super().loaddata(fixture_labels)
+        except Exception as error:
+            # A row refused below may be why a later one fails (its parent is missing).
+            if self.refused_rows:
+                raise CommandError(self.refusal()) from error
+            raise
+        if self.refused_rows:
+            raise CommandError(self.refusal())
         if not self.loaded_nodes:
             return
         problems = Node.objects.check_tree()
@@ -56,7 +68,13 @@ class Command(loaddata.Command):
                 "The fixture would leave the curriculum's tree invalid, so nothing was "
                 f"loaded:\n{listed}"
             )
-        derive_paths()
+        too_long = derive_paths()
+        if too_long:
+            raise CommandError(
+                "The fixture would give pages addresses longer than "
+                f"{PATH_MAX_LENGTH:,} characters, so nothing was loaded:\n"
+                + "\n".join(f"- {node} (pk {node.pk}): /{node.path}/" for node in too_long[:20])
+            )
         try:
             for node in Node.objects.filter(pk__in=self.loaded_nodes):
                 links = node.render_body()
@@ -71,14 +89,32 @@ class Command(loaddata.Command):
         for node in others:
             node.refresh_body()
 
+    def refusal(self):
+        """Return the message of a load refused for the rows' own problems."""
+        listed = "\n".join(f"- {problem}" for problem in self.refused_rows[:50])
+        more = len(self.refused_rows) - 50
+        return f"The fixture has rows that cannot be loaded, so nothing was loaded:\n{listed}" + (
+            f"\n- and {more} more." if more > 0 else ""
+        )
+
     def save_obj(self, obj):
-        """Save a deserialized row as Django does; give a node a provisional path first.
+        """Save a deserialized row as Django does; check a node's fields and give it a
+        provisional path first.
+
+        A node whose fields are wrong (``Node.field_problems``: a status or kind that is not
+        a choice, a blank or too long title, a date without a timezone, ...) is not saved; its
+        problems are kept, and ``loaddata`` fails with all of them once every row was read.
 
         Returns:
             Whether the row was saved, as Django's ``save_obj``.
         """
         node = obj.object if isinstance(obj.object, Node) else None
         if node is not None:
+            problems = node.field_problems()
+            if problems:
+                label = f"“{node.title[:60]}” (pk {node.pk})"
+                self.refused_rows.extend(f"{label}: {problem}" for problem in problems)
+                return False
             # No stored path starts with "/": these cannot meet a real one, nor each other.
             node.path = f"/loading/{len(self.loaded_nodes)}"
         saved = super().save_obj(obj)
@@ -93,14 +129,23 @@ def derive_paths():
     The tree is valid (checked first), so tree order lists each parent before its children.
     Redirects from the paths that nodes now use are dropped: a node at a path wins over a
     redirect, and a stale redirect would only be in the way of the next move.
+
+    Returns:
+        The nodes whose path would be longer than ``PATH_MAX_LENGTH`` (with ``title`` and
+        the ``path`` they would have); nothing is written when there are any.
     """
     paths, changed = {}, []
-    for pk, parent_id, slug, path in Node.objects.values_list("pk", "parent", "slug", "path"):
+    rows = Node.objects.values_list("pk", "parent", "slug", "path", "title")
+    for pk, parent_id, slug, path, title in rows:
         paths[pk] = f"{paths[parent_id]}/{slug}" if parent_id is not None else slug
         if path != paths[pk]:
-            changed.append(Node(pk=pk, path=paths[pk]))
+            changed.append(Node(pk=pk, path=paths[pk], title=title))
+    too_long = [node for node in changed if len(node.path) > PATH_MAX_LENGTH]
+    if too_long:
+        return too_long
     Node.objects.bulk_update(changed, ["path"], batch_size=500)
     PathRedirect.objects.filter(old_path__in=[node.path for node in changed]).delete()
+    return []
 
 
 def record_loaded_revision(node):

@@ -1,0 +1,88 @@
+"""Code highlighting with a time bound: past it, a body's code is shown plain.
+
+Python-Markdown's codehilite extension highlights code with Pygments, whose lexers are
+regular expressions tried at each position of the code; some take time in the square of
+the code's length (or worse) on text they were not written for, such as a long run of one
+character. The size limits (:mod:`..limits`) cannot tell such text from ordinary code, and
+nearly every popular lexer has some (``bench/README.md``, "Code highlighting"). So the
+lexing itself is bounded: Pygments lexes lazily, token by token, as the formatter asks for
+them, and the formatter given to codehilite (:func:`budgeted_formatter`) counts the time
+spent producing tokens across the whole body. Past ``HIGHLIGHT_SECONDS_MAX`` it raises
+:class:`HighlightTimeout`, and the body is rendered again with highlighting off: every code
+block escaped, as written, with its language's class (``chapters.markdown``). A body
+always renders in at most that long more than it takes without highlighting, plus one
+token's work.
+"""
+
+import time
+
+from pygments.formatters.html import HtmlFormatter
+
+__all__ = ["HIGHLIGHT_SECONDS_MAX", "HighlightBudget", "HighlightTimeout", "budgeted_formatter"]
+
+# The time a body's code may take to lex, in all. Ordinary code lexes in a small fraction
+# of it (bench/README.md, "Code highlighting").
+HIGHLIGHT_SECONDS_MAX = 0.5
+
+
+class HighlightTimeout(Exception):
+    """The code of a body took longer than its budget to highlight."""
+
+
+class HighlightBudget:
+    """The lexing time one body may still spend.
+
+    Args:
+        seconds: the time allowed, in all; by default ``HIGHLIGHT_SECONDS_MAX``.
+    """
+
+    def __init__(self, seconds=None):
+        self.seconds = HIGHLIGHT_SECONDS_MAX if seconds is None else seconds
+        self.spent = 0.0
+
+    def tokens(self, tokensource):
+        """Yield from ``tokensource``, counting the time taken to produce each token.
+
+        Raises:
+            HighlightTimeout: the time counted passed ``seconds``.
+        """
+        tokens = iter(tokensource)
+        while True:
+            started = time.monotonic()
+            try:
+                token = next(tokens)
+            except StopIteration:
+                return
+            self.spent += time.monotonic() - started
+            if self.spent > self.seconds:
+                raise HighlightTimeout(f"Highlighting took more than {self.seconds} s.")
+            yield token
+
+
+def budgeted_formatter(budget):
+    """Return a Pygments HTML formatter class that lexes within ``budget``.
+
+    codehilite instantiates the class given as its ``pygments_formatter`` for each block,
+    with Pygments' options and ``lang_str`` (Python-Markdown's documented way to pass a
+    formatter class); it formats exactly as Pygments' ``HtmlFormatter``, which codehilite
+    uses by default.
+
+    Args:
+        budget: a :class:`HighlightBudget`, shared by every block of one body.
+
+    Returns:
+        A subclass of ``pygments.formatters.html.HtmlFormatter``.
+    """
+
+    class BudgetedHtmlFormatter(HtmlFormatter):
+        """Pygments' ``HtmlFormatter``, reading its tokens through the body's budget."""
+
+        def __init__(self, lang_str="", **options):
+            super().__init__(**options)
+            self.lang_str = lang_str
+
+        def format_unencoded(self, tokensource, outfile):
+            """Format as ``HtmlFormatter`` does, the tokens counted against the budget."""
+            super().format_unencoded(budget.tokens(tokensource), outfile)
+
+    return BudgetedHtmlFormatter
