@@ -20,6 +20,7 @@ from django.urls import reverse
 from chapters.curriculum_file import export_curriculum, import_curriculum
 from chapters.models import Node, lock_tree
 from tests.helpers import node, soup
+from tests.test_admin import change_url, form_data
 
 pytestmark = [pytest.mark.postgresql, pytest.mark.django_db(transaction=True)]
 
@@ -84,20 +85,10 @@ def signed_in(user):
 
 
 def change_form(title, **changes):
-    """Return the admin change form's POST data for the node titled ``title``."""
-    current = node(title)
-    data = {
-        "title": current.title,
-        "slug": current.slug,
-        "kind": current.kind,
-        "status": current.status,
-        "parent": current.parent_id or "",
-        "body": current.body,
-        "summary": "",
-        "base_revision": Node.history.filter(id=current.pk).first().history_id,
-    }
-    data.update(changes)
-    return data
+    """Return the admin change form's POST data for the node titled ``title``, as opened now
+    (with its base revision)."""
+    base = Node.history.filter(id=node(title).pk).first().history_id
+    return form_data(title, summary="", base_revision=base, **changes)
 
 
 def post(client, url, data):
@@ -111,11 +102,6 @@ def post(client, url, data):
         ]
 
     return send
-
-
-def change_url(title):
-    """Return the admin change form's URL of the node titled ``title``."""
-    return reverse("admin:chapters_node_change", args=[node(title).pk])
 
 
 def assert_tree_is_valid():
