@@ -31,8 +31,10 @@ __all__ = [
     "VERSION",
     "CurriculumFileError",
     "ImportCounts",
+    "date_latest_revision",
     "export_curriculum",
     "import_curriculum",
+    "tree_position",
 ]
 
 FORMAT = "curriculum-wiki"
@@ -350,13 +352,13 @@ def _write(entry, existing, placed, previous, following, source):
             node.insert_at(existing[following.path], "left")
         node._change_reason = reason
         node.save()
-        _date(node, entry.updated)
+        date_latest_revision(node, entry.updated)
         placed[entry.path] = node
         return "added"
     node = placed[entry.path] = Node.objects.get(pk=existing[entry.path].pk)
     changed = any(getattr(node, field) != getattr(entry, field) for field in CONTENT_FIELDS)
     after = placed[previous.path] if previous is not None else None
-    moved = after is not None and _position(node) < _position(after)
+    moved = after is not None and tree_position(node) < tree_position(after)
     if not (changed or moved):
         return "unchanged"
     newer = entry.updated > node.updated
@@ -368,19 +370,20 @@ def _write(entry, existing, placed, previous, following, source):
     else:
         node.save()
     if newer:
-        _date(node, entry.updated)
+        date_latest_revision(node, entry.updated)
     return "changed"
 
 
-def _position(node):
+def tree_position(node):
     """Return the node's place in tree order as stored: ``(tree_id, lft)``."""
     return Node.objects.filter(pk=node.pk).values_list("tree_id", "lft").get()
 
 
-def _date(node, when):
+def date_latest_revision(node, when):
     """Date the node's latest revision, and its ``updated``, ``when`` instead of now.
 
-    ``Node.save()`` dates every save now; an import keeps the file's dates.
+    ``Node.save()`` dates every save now; an import keeps the file's dates (this module's
+    and ``chapters.files.importer``'s).
     """
     Node.objects.filter(pk=node.pk).update(updated=when)
     revision = Node.history.filter(id=node.pk).order_by("-history_id").values("pk").first()

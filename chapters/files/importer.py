@@ -1,0 +1,307 @@
+"""A folder of Markdown files into the tree: nodes added, changed, moved and (when asked)
+deleted to match it, all or nothing, through the write path every edit takes.
+
+Everything is one transaction that takes :func:`~chapters.models.lock_tree` before it reads
+the tree; nodes are written by ``Node.save()``, ``NodeManager.move_node()`` and
+``Node.delete()``, which check the tree's rules again. Each node written gets one revision,
+"Imported". A dry run does all of it, then rolls it back.
+"""
+
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+from mptt.exceptions import InvalidMove
+
+from ..curriculum_file import date_latest_revision, tree_position
+from ..markdown import MarkdownError
+from ..models import Node, lock_tree
+from .folder import FolderError
+from .frontmatter import normalize_body
+from .reading import read_folder
+
+__all__ = ["REASON", "Change", "ImportResult", "import_folder"]
+
+REASON = "Imported"
+# What an import compares and writes besides the body and the node's place.
+CONTENT_FIELDS = ("title", "slug", "kind", "status")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One node an import wrote: "added", "changed", "moved" or "deleted", its path (the
+    new one), and what changed."""
+
+    action: str
+    path: str
+    detail: str = ""
+
+    def __str__(self):
+        detail = f" ({self.detail})" if self.detail else ""
+        return f"{self.action} {self.path}{detail}"
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import did: the changes in order, the nodes left unchanged, and the nodes of
+    the folder's part of the tree that are not in the folder and were kept."""
+
+    changes: list
+    unchanged: int
+    kept: int
+
+
+@transaction.atomic
+def import_folder(files, *, delete=False, dry_run=False, use_ids=True):
+    """Make the tree match a folder of Markdown files (see ``chapters.files``).
+
+    Each file's entry is matched to a node by its ``id`` when a node has it, otherwise by
+    its place: the node with its slug under the node its parent entry matched (for the
+    top of ``SUMMARY.md``, under the wiki's section its folder is in). A matched node is
+    updated and moved to the entry's place when they differ; an entry matching no node is
+    added, with the file's ``id`` as its primary key when no node ever had that key (so an
+    export imported into an empty wiki exports the same files). Siblings end up in
+    ``SUMMARY.md``'s order. Nodes that are not in the folder are kept, or deleted with
+    ``delete``: every node of the wiki for a whole wiki's folder, the nodes under its one
+    section for a section's folder. A node is dated by the file's ``updated`` when it is new
+    or the file's date is later than its latest revision, and now otherwise.
+
+    Args:
+        files: a dict of relative paths to bytes (:mod:`.folder`).
+        delete: delete the nodes that are not in the folder.
+        dry_run: do everything, then roll it back.
+        use_ids: match and create nodes by the files' ``id``; false to match by place only,
+            for a folder exported from another database.
+
+    Returns:
+        An :class:`ImportResult`.
+
+    Raises:
+        FolderError: the folder cannot be read, or does not fit the tree; its problems name
+            each file and line. Nothing is written.
+    """
+    outline, problems = read_folder(files)
+    if problems:
+        raise FolderError(problems)
+    lock_tree()
+    run = _Import(outline, delete=delete, use_ids=use_ids)
+    if run.problems:
+        raise FolderError(run.problems)
+    try:
+        run.apply()
+    except (ValidationError, InvalidMove, MarkdownError) as error:
+        messages = error.messages if isinstance(error, ValidationError) else [str(error)]
+        raise FolderError([f"{run.current}: {' '.join(messages)}"]) from error
+    if dry_run:
+        transaction.set_rollback(True)
+    elif run.explicit_ids:
+        _advance_sequence()
+    return ImportResult(run.changes, run.unchanged, len(run.unmatched) if not delete else 0)
+
+
+class _Import:
+    """One import's state: the tree as read under the lock, the matches, what was written."""
+
+    def __init__(self, outline, *, delete, use_ids):
+        self.entries, self.delete, self.use_ids = outline.entries, delete, use_ids
+        self.problems, self.changes, self.unchanged = [], [], 0
+        self.current, self.explicit_ids = "", False
+        rows = Node.objects.values_list("pk", "parent_id", "slug", "path", "kind")
+        self.nodes = {pk: (parent, slug, path, kind) for pk, parent, slug, path, kind in rows}
+        self.by_place = {(parent, slug): pk for pk, (parent, slug, _, _) in self.nodes.items()}
+        self.by_path = {path: pk for pk, (_, _, path, _) in self.nodes.items()}
+        self.matched, self.placed, self.siblings = {}, {}, {}
+        for entry in self.entries:
+            self.siblings.setdefault((id(entry.parent), entry.location), []).append(entry)
+        self._match()
+        self.unmatched = self._unmatched(outline.section)
+
+    def _location(self, entry):
+        """Return the pk of the wiki's section a top-level entry's folder is in (None for an
+        area), recording a problem when there is none."""
+        if not entry.location:
+            return None
+        pk = self.by_path.get(entry.location)
+        if pk is None or self.nodes[pk][3] != Node.Kind.SECTION:
+            self.problems.append(
+                f"{entry.at()}: is in the folder “{entry.location}”, but the wiki has no "
+                "section at that path."
+            )
+        return pk
+
+    def _match(self):
+        if self.use_ids:
+            for entry in self.entries:
+                if entry.id in self.nodes:
+                    self.matched[entry] = entry.id
+        claimed = set(self.matched.values())
+        for entry in self.entries:
+            if entry.parent is None:
+                parent = self._location(entry)
+            elif entry.parent in self.matched:
+                parent = self.matched[entry.parent]
+            else:
+                continue
+            pk = self.by_place.get((parent, entry.slug))
+            if entry not in self.matched and pk is not None and pk not in claimed:
+                self.matched[entry] = pk
+                claimed.add(pk)
+
+    def _unmatched(self, section):
+        """Return the pks, in tree order, of the nodes of the folder's part of the tree that no
+        entry matched."""
+        if section is None:
+            scope = list(self.nodes)
+        else:
+            top = next((e for e in self.entries if e.parent is None), None)
+            if top not in self.matched:
+                return []
+            path = self.nodes[self.matched[top]][2]
+            scope = [
+                pk
+                for pk, (_, _, p, _) in self.nodes.items()
+                if p == path or p.startswith(f"{path}/")
+            ]
+        taken = set(self.matched.values())
+        return [pk for pk in scope if pk not in taken]
+
+    def apply(self):
+        """Write: deletions that free slugs, matched entries, new entries, the rest of the
+        deletions (sections whose matched nodes have moved out)."""
+        holding = set()
+        for pk in self.matched.values():
+            holding.update(Node(path=self.nodes[pk][2]).ancestor_paths())
+        if self.delete:
+            self._delete([pk for pk in self.unmatched if self.nodes[pk][2] not in holding])
+        for entry in self.entries:
+            if entry in self.matched:
+                self._update(entry)
+        for entry in self.entries:
+            self._ensure(entry)
+        if self.delete:
+            self._delete(self.unmatched)
+
+    def _ensure(self, entry):
+        """Return the entry's node, adding it first when it is new."""
+        if entry not in self.placed:
+            self._add(entry)
+        return self.placed[entry]
+
+    def _parent(self, entry):
+        """Return the node the entry goes under, fresh from the database, or None."""
+        if entry.parent is not None:
+            parent = self._ensure(entry.parent)
+        elif entry.location:
+            parent = Node(pk=self.by_path[entry.location])
+        else:
+            return None
+        return Node.objects.get(pk=parent.pk)
+
+    def _previous(self, entry):
+        """Return the node of the nearest sibling before the entry that is written already."""
+        group = self.siblings[(id(entry.parent), entry.location)]
+        before = group[: group.index(entry)]
+        return next((self.placed[e] for e in reversed(before) if e in self.placed), None)
+
+    def _first_place(self, parent, node=None):
+        """Return ``(target, position)`` for the first place under ``parent`` (None: the top)."""
+        if parent is not None:
+            return parent, "first-child"
+        first = Node.objects.filter(parent=None).exclude(pk=getattr(node, "pk", None)).first()
+        return (first, "left") if first is not None else (None, "last-child")
+
+    def _update(self, entry):
+        node = Node.objects.get(pk=self.matched[entry])
+        self.current, old_path = entry.at(), node.path
+        parent = self._parent(entry)
+        previous = self._previous(entry)
+        changed = [
+            name
+            for name in CONTENT_FIELDS
+            if getattr(entry, name) is not None and getattr(node, name) != getattr(entry, name)
+        ]
+        if normalize_body(node.body) != entry.body:
+            changed.append("body")
+        move = None
+        if node.parent_id != (parent.pk if parent is not None else None):
+            move = (previous, "right") if previous is not None else self._first_place(parent, node)
+        elif previous is not None and tree_position(node) < tree_position(previous):
+            move = (previous, "right")
+        if not changed and move is None:
+            self.placed[entry] = node
+            self.unchanged += 1
+            return
+        newer = entry.updated is not None and entry.updated > node.updated
+        for name in changed:
+            setattr(node, name, getattr(entry, name))
+        node._change_reason = REASON
+        if move is not None:
+            Node.objects.move_node(node, *move)
+        else:
+            node.save()
+        if newer:
+            date_latest_revision(node, entry.updated)
+        self.placed[entry] = node
+        detail = ", ".join(changed)
+        if node.path != old_path:
+            self.changes.append(
+                Change("moved", node.path, f"from {old_path}; {detail}".rstrip("; "))
+            )
+        elif move is not None:
+            self.changes.append(Change("moved", node.path, ", ".join([*changed, "order"])))
+        else:
+            self.changes.append(Change("changed", node.path, detail))
+
+    def _add(self, entry):
+        parent = self._parent(entry)
+        previous = self._previous(entry)
+        self.current = entry.at()
+        node = Node(
+            parent=parent,
+            title=entry.title,
+            slug=entry.slug,
+            kind=entry.kind,
+            status=entry.status or Node.Status.DRAFT,
+            body=entry.body,
+        )
+        free = entry.id is not None and self.use_ids and entry.id not in self.nodes
+        if free and not Node.history.filter(id=entry.id).exists():
+            node.pk, self.explicit_ids = entry.id, True
+        node.validate_placement(parent)
+        target, position = (
+            (previous, "right") if previous is not None else self._first_place(parent)
+        )
+        if target is not None:
+            node.insert_at(target, position)
+        node._change_reason = REASON
+        node.save(force_insert=node.pk is not None)
+        if entry.updated is not None:
+            date_latest_revision(node, entry.updated)
+        self.placed[entry] = node
+        self.changes.append(Change("added", node.path))
+
+    def _delete(self, pks):
+        """Delete the nodes of ``pks`` that are still there (a section takes its nodes along)."""
+        for node in Node.objects.filter(pk__in=pks):
+            if not Node.objects.filter(pk=node.pk).exists():
+                continue
+            self.current = f"deleting {node.path}"
+            under = node.get_descendant_count()
+            node._change_reason = REASON
+            node.delete()
+            detail = f"with {under} page{'s' if under != 1 else ''} under it" if under else ""
+            self.changes.append(Change("deleted", node.path, detail))
+
+
+def _advance_sequence():
+    """Move PostgreSQL's sequence of node ids past the ids an import gave; SQLite's
+    ``AUTOINCREMENT`` follows them by itself. Never moves it back."""
+    if connection.vendor != "postgresql":
+        return
+    table = Node._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT setval(s, GREATEST(nextval(s), (SELECT MAX(id) FROM {table}))) "
+            f"FROM pg_get_serial_sequence(%s, 'id') AS s",
+            [table],
+        )

@@ -1,0 +1,243 @@
+"""A folder's files read into entries, one per node, each checked alone and against the others.
+
+Nothing here reads the database: :mod:`.importer` matches the entries to nodes under the
+tree's lock. Every problem names the file and the line it is on.
+"""
+
+import posixpath
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..markdown import BODY_MAX_LENGTH, MarkdownError, render_markdown
+from ..models import Node
+from .frontmatter import read_document
+from .summary import SUMMARY, read_summary
+
+__all__ = ["FIELDS", "Entry", "Outline", "read_folder"]
+
+FIELDS = ("title", "status", "slug", "updated", "id")
+INDEX = "index.md"
+
+# Node.field_problems' sentences start with the field they are about: "the slug ...",
+# "“body” holds ...".
+NAMED = ("title", "slug", "status", "updated", "body")
+
+
+@dataclass(eq=False)
+class Entry:
+    """One file of the folder: a node as the folder gives it.
+
+    ``status``, ``updated`` and ``id`` are None when the front matter does not give them;
+    ``location`` is, for an entry at the top of ``SUMMARY.md``, the path of the wiki's
+    section its folder is in ("" for an area), and None for the others.
+    """
+
+    file: str
+    line: int
+    kind: str
+    parent: "Entry | None"
+    location: str | None
+    title: str = ""
+    slug: str = ""
+    status: str | None = None
+    updated: datetime | None = None
+    id: int | None = None
+    body: str = ""
+    body_line: int = 1
+    lines: dict = field(default_factory=dict)
+    folder: str = ""
+
+    def at(self, name=None):
+        """Return "<file> line <n>" for the line of front matter ``name`` (or the file)."""
+        if name == "body":
+            return f"{self.file} line {self.body_line}"
+        if name in self.lines:
+            return f"{self.file} line {self.lines[name]}"
+        return f"{self.file} (SUMMARY.md line {self.line})"
+
+    @property
+    def path(self):
+        """Return the node's path as the folder places it."""
+        above = self.parent.path if self.parent is not None else self.location
+        return f"{above}/{self.slug}" if above else self.slug
+
+
+@dataclass
+class Outline:
+    """A folder read: its entries in ``SUMMARY.md``'s order, and the section it is of."""
+
+    entries: list
+    section: str | None
+
+
+def read_folder(files):
+    """Read a folder's files into an :class:`Outline`.
+
+    Args:
+        files: a dict of relative paths to bytes, as :mod:`.folder` reads them.
+
+    Returns:
+        ``(outline, problems)``: the problems name each file and line; the outline's entries
+        are those that could be read.
+    """
+    if SUMMARY not in files:
+        return Outline([], None), [f"The folder has no {SUMMARY} at its top."]
+    section, items, problems = read_summary(files[SUMMARY])
+    entries, listed, stack = [], {}, []
+    for item in items:
+        where = f"{SUMMARY} line {item.line}"
+        if item.target not in files:
+            problems.append(f"{where}: names “{item.target}”, which is not in the folder.")
+            continue
+        if item.target in listed:
+            problems.append(
+                f"{where}: names “{item.target}” again (first on line {listed[item.target]})."
+            )
+            continue
+        listed[item.target] = item.line
+        del stack[item.level :]
+        entry, problem = _place(item, stack[-1] if stack else None)
+        if problem:
+            problems.append(f"{where}: {problem}")
+            continue
+        stack.append(entry)
+        problems += _read_entry(entry, files[item.target], item.text)
+        entries.append(entry)
+    problems += [
+        f"{path} is not listed in {SUMMARY}."
+        for path in sorted(files)
+        if path != SUMMARY and path not in listed
+    ]
+    problems += _check_together(entries)
+    if section is not None and sum(entry.parent is None for entry in entries) > 1:
+        problems.append(
+            f"{SUMMARY}: its front matter says it holds the section “{section}”, but it lists "
+            "more than one entry at its top."
+        )
+    return Outline(entries, section), problems
+
+
+def _place(item, parent):
+    """Return ``(entry, None)`` for a list item under ``parent``'s item, or ``(None, problem)``
+    when its file is not where the item's place in the list says."""
+    kind = Node.Kind.SECTION if posixpath.basename(item.target) == INDEX else Node.Kind.CHAPTER
+    folder = posixpath.dirname(item.target)
+    container = posixpath.dirname(folder) if kind == Node.Kind.SECTION else folder
+    if kind == Node.Kind.SECTION and not folder:
+        return None, f"“{item.target}” is at the top of the folder; a section's is in its folder."
+    entry = Entry(file=item.target, line=item.line, kind=kind, parent=parent, location=None)
+    entry.folder = folder
+    if parent is None:
+        if kind == Node.Kind.CHAPTER and not container:
+            return (
+                None,
+                f"“{item.target}” is at the top of the folder; a chapter is in a section's folder.",
+            )
+        entry.location = container
+    elif parent.kind == Node.Kind.CHAPTER:
+        return (
+            None,
+            f"“{item.target}” is listed under the chapter “{parent.file}”; chapters hold no pages.",
+        )
+    elif container != parent.folder:
+        return None, (
+            f"“{item.target}” is listed under “{parent.file}” but is not in its folder "
+            f"“{parent.folder}/”."
+        )
+    return entry, None
+
+
+def _read_entry(entry, data, text):
+    """Fill ``entry`` from its file; return the file's problems."""
+    document = read_document(data)
+    problems = [f"{entry.file} {problem}" for problem in document.problems]
+    entry.lines, entry.body, entry.body_line = document.lines, document.body, document.body_line
+    values = document.fields
+    problems += [
+        f"{entry.at(name)}: “{name}” is not a name the front matter knows ({', '.join(FIELDS)})."
+        for name in sorted(values.keys() - set(FIELDS))
+    ]
+    default_slug = posixpath.basename(
+        entry.folder if entry.kind == Node.Kind.SECTION else entry.file
+    )
+    entry.title = values.get("title", text)
+    entry.slug = values.get("slug", default_slug.removesuffix(".md"))
+    entry.status = values.get("status")
+    for name, kind in (("title", str), ("slug", str), ("status", str), ("id", int)):
+        value = getattr(entry, name)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            wanted = "a whole number" if kind is int else "text (put it in quotes)"
+            problems.append(f"{entry.at(name)}: “{name}” is not {wanted}.")
+            setattr(entry, name, "" if kind is str else None)
+    entry.id = values.get("id") if isinstance(values.get("id"), int) else None
+    if entry.id is not None and entry.id < 1:
+        problems.append(f"{entry.at('id')}: “id” is not a positive number.")
+        entry.id = None
+    problems += _date(entry, values.get("updated"))
+    problems += _field_problems(entry)
+    return problems
+
+
+def _date(entry, value):
+    """Set the entry's ``updated`` from the front matter's value; return its problems."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return [f"{entry.at('updated')}: “updated” is not a date and time (ISO 8601)."]
+    if not isinstance(value, datetime):
+        return [f"{entry.at('updated')}: “updated” is not a date and time (ISO 8601)."]
+    entry.updated = value
+    return []
+
+
+def _field_problems(entry):
+    """Return what is wrong with the entry's fields as a node's (``Node.field_problems``), and
+    with its body (its length, and whether it renders), each at its line."""
+    node = Node(
+        title=entry.title,
+        slug=entry.slug,
+        kind=entry.kind,
+        status=entry.status or Node.Status.DRAFT,
+        body=entry.body,
+        path="",
+        updated=entry.updated,
+    )
+    problems = []
+    for problem in node.field_problems():
+        name = next((n for n in NAMED if problem.startswith((f"the {n} ", f"“{n}”"))), None)
+        problems.append(f"{entry.at(name)}: {problem}")
+    if len(entry.body) > BODY_MAX_LENGTH:
+        problems.append(
+            f"{entry.at('body')}: the body is {len(entry.body):,} characters long; the limit is "
+            f"{BODY_MAX_LENGTH:,}."
+        )
+    else:
+        try:
+            render_markdown(entry.body)
+        except MarkdownError as error:
+            problems.append(f"{entry.at('body')}: the body cannot be rendered: {error}")
+    return problems
+
+
+def _check_together(entries):
+    """Return the problems of the entries together: two claiming one slug among the same
+    siblings, or one id."""
+    problems, slugs, ids = [], {}, {}
+    for entry in entries:
+        siblings = (id(entry.parent), entry.location)
+        first = slugs.setdefault((siblings, entry.slug), entry)
+        if first is not entry and entry.slug:
+            problems.append(
+                f"{entry.at('slug')}: claims the slug “{entry.slug}”, as {first.at('slug')} "
+                "does; siblings cannot share a slug."
+            )
+        if entry.id is not None:
+            first = ids.setdefault(entry.id, entry)
+            if first is not entry:
+                problems.append(
+                    f"{entry.at('id')}: claims the id {entry.id}, as {first.at('id')} does."
+                )
+    return problems
