@@ -162,14 +162,13 @@ def _read_entry(entry, data, text):
     )
     entry.title = values.get("title", text)
     entry.slug = values.get("slug", default_slug.removesuffix(".md"))
-    entry.status = values.get("status")
+    entry.status, entry.id = values.get("status"), values.get("id")
     for name, kind in (("title", str), ("slug", str), ("status", str), ("id", int)):
         value = getattr(entry, name)
         if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
             wanted = "a whole number" if kind is int else "text (put it in quotes)"
             problems.append(f"{entry.at(name)}: “{name}” is not {wanted}.")
             setattr(entry, name, "" if kind is str else None)
-    entry.id = values.get("id") if isinstance(values.get("id"), int) else None
     if entry.id is not None and entry.id < 1:
         problems.append(f"{entry.at('id')}: “id” is not a positive number.")
         entry.id = None
