@@ -4,6 +4,7 @@ used here are reserved as top-level slugs (``RESERVED_ROOT_SLUGS``, chapters/mod
 from django.urls import path, register_converter
 
 from . import feeds, views
+from .books import views as books
 
 
 class NodePathConverter:
@@ -38,5 +39,7 @@ urlpatterns = [
     path("diff/", views.revision_diff, name="diff"),
     path("dashboard/", views.dashboard, name="dashboard"),
     path("links/broken/", views.broken_links, name="broken-links"),
+    path("books/<str:format>/", books.book, name="book"),
+    path("books/<str:format>/<nodepath:path>/", books.book, name="book-section"),
     path("<nodepath:path>/", views.node_detail, name="node"),
 ]

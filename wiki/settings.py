@@ -198,6 +198,10 @@ STORAGES = {
 
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 
+# Books built for download (chapters/books/builds.py), kept between deploys; each app server
+# builds its own unless they share this folder.
+BOOKS_ROOT = BASE_DIR / "media" / "books"
+
 # Security headers. Each page may load scripts, styles, images, fonts and fetches from this
 # site only, and run no inline script or style: our scripts are files in static/js/; Django's
 # admin keeps its data in data- attributes and JSON script elements, which are not run, and
