@@ -1,5 +1,7 @@
 """Editing the curriculum: one tree of sections and chapters with drag-and-drop."""
 
+from functools import partial
+
 from django.contrib import admin, messages
 from django.contrib.admin.utils import NestedObjects
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -16,6 +18,7 @@ from django.views.decorators.http import require_POST
 from mptt.admin import DraggableMPTTAdmin
 
 from . import recovery
+from .files import admin_views as markdown
 from .forms import NodeAdminForm
 from .history import all_revisions, with_size_changes
 from .markdown import MarkdownError
@@ -37,7 +40,9 @@ class NodeAdmin(DraggableMPTTAdmin):
     a revision; the "History" button lists them with a revert button each. The change form
     shows a live preview of the body, rendered by the site's own pipeline, with its broken
     links. Deleting asks for confirmation listing every node under the deleted ones with its
-    path; "Deleted pages" lists deletions, each with a button restoring it.
+    path; "Deleted pages" lists deletions, each with a button restoring it. The list and a
+    section's change form download the wiki or the section as a ZIP of Markdown files, and
+    "Import Markdown" uploads one back.
     """
 
     class Media:
@@ -158,14 +163,20 @@ class NodeAdmin(DraggableMPTTAdmin):
         return collector.nested(describe), model_count, perms_needed, protected
 
     def get_urls(self):
-        """Add the preview endpoint the change form's script posts to, and deleted pages."""
+        """Add the preview endpoint the change form's script posts to, deleted pages, and
+        Markdown folders (``chapters.files.admin_views``)."""
         preview = self.admin_site.admin_view(require_POST(self.preview_view))
         deleted = self.admin_site.admin_view(self.deleted_view)
         restore = self.admin_site.admin_view(require_POST(self.restore_view))
+        export = self.admin_site.admin_view(partial(markdown.export_view, self))
+        upload = self.admin_site.admin_view(partial(markdown.import_view, self))
         return [
             path("preview/", preview, name="chapters_node_preview"),
             path("deleted/", deleted, name="chapters_node_deleted"),
             path("deleted/<int:revision_id>/restore/", restore, name="chapters_node_restore"),
+            path("markdown/", export, name="chapters_node_markdown"),
+            path("<int:object_id>/markdown/", export, name="chapters_node_markdown_section"),
+            path("markdown/import/", upload, name="chapters_node_markdown_import"),
             *super().get_urls(),
         ]
 

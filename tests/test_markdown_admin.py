@@ -1,0 +1,82 @@
+"""The admin's Markdown folders: ZIPs downloaded for the wiki or a section, and uploaded back
+with a dry run first."""
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from chapters.files.export import export_files
+from chapters.files.folder import read_zip, zip_folder
+from tests.helpers import node, soup
+
+EXPORT = "/admin/chapters/node/markdown/"
+IMPORT = "/admin/chapters/node/markdown/import/"
+
+
+def upload(client, files, **options):
+    """Post ``files`` as a ZIP to the import page; return the response."""
+    archive = SimpleUploadedFile("wiki.zip", zip_folder(files), content_type="application/zip")
+    return client.post(IMPORT, {"archive": archive, **options})
+
+
+@pytest.mark.django_db
+def test_admin_downloads_the_wiki_and_a_section_as_markdown_zips(admin_client, small_tree):
+    response = admin_client.get(EXPORT)
+    assert response["Content-Disposition"] == 'attachment; filename="curriculum-markdown.zip"'
+    assert read_zip(response.content) == export_files()
+    section = node("Section B1")
+    response = admin_client.get(f"/admin/chapters/node/{section.pk}/markdown/")
+    assert response["Content-Disposition"] == 'attachment; filename="section-b1-markdown.zip"'
+    assert read_zip(response.content) == export_files(section)
+    assert (
+        admin_client.get(f"/admin/chapters/node/{node('Chapter Six').pk}/markdown/").status_code
+        == 404
+    )
+
+
+@pytest.mark.django_db
+def test_admin_list_and_section_form_link_to_the_markdown_views(admin_client, small_tree):
+    tools = soup(admin_client.get("/admin/chapters/node/")).select(".object-tools a")
+    assert {a.text: a["href"] for a in tools}["Export as Markdown"] == EXPORT
+    assert {a.text: a["href"] for a in tools}["Import Markdown"] == IMPORT
+    section = node("Section B1")
+    tools = soup(admin_client.get(f"/admin/chapters/node/{section.pk}/change/"))
+    links = [a["href"] for a in tools.select(".object-tools a")]
+    assert f"/admin/chapters/node/{section.pk}/markdown/" in links
+
+
+@pytest.mark.django_db
+def test_admin_import_dry_run_lists_the_changes_then_the_import_makes_them(
+    admin_client, small_tree
+):
+    files = export_files()
+    files["area-b/index.md"] = files["area-b/index.md"].replace(b"Area B", b"Area Bee")
+    page = soup(upload(admin_client, files, dry_run="on"))
+    assert [li.text for li in page.select(".import-result li")] == ["changed area-b (title)"]
+    assert "Dry run: nothing was changed." in page.select_one(".import-result").text
+    assert node("Area B").pk
+    page = soup(upload(admin_client, files))
+    assert page.select_one(".import-result h2").text == "What the import changed"
+    assert node("Area Bee").history.first().history_change_reason == "Imported"
+
+
+@pytest.mark.django_db
+def test_admin_import_lists_the_problems_and_changes_nothing(admin_client, small_tree):
+    files = export_files()
+    files["area-b/index.md"] = files["area-b/index.md"].replace(b"status: draft", b"status: x")
+    page = soup(upload(admin_client, files))
+    assert [li.text for li in page.select(".import-problems li")] == [
+        "area-b/index.md line 3: the status “x” is not one of draft, review, published."
+    ]
+    archive = SimpleUploadedFile("wiki.zip", b"not a zip")
+    page = soup(admin_client.post(IMPORT, {"archive": archive}))
+    assert page.select_one(".import-problems li").text.startswith("The file is not a ZIP archive")
+
+
+@pytest.mark.django_db
+def test_admin_import_needs_the_permissions_to_add_and_change(
+    client, small_tree, django_user_model
+):
+    viewer = django_user_model.objects.create_user("viewer", is_staff=True)
+    client.force_login(viewer)
+    assert client.get(IMPORT).status_code == 403
+    assert client.get(EXPORT).status_code == 403
