@@ -1,4 +1,5 @@
-"""Shared fixtures: the curriculum and small named trees; PostgreSQL- and Redis-only tests."""
+"""Shared fixtures: the curriculum and small named trees, each loaded once per session;
+PostgreSQL- and Redis-only tests."""
 
 import json
 import os
@@ -14,6 +15,7 @@ from chapters import caching
 from chapters.caching import watch
 from chapters.outline import build_fixture, parse_outline
 from tests.helpers import SMALL_TREE
+from tests.snapshots import Snapshot, chapters_models
 
 # The property tests (tests/test_properties.py). "ci", the default, runs few, fixed sequences:
 # derandomize makes Hypothesis draw the same examples on every run, so a failure in CI is
@@ -57,10 +59,37 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=reason))
 
 
+def write_outline(text, directory):
+    """Write the fixture an outline describes (see chapters.outline) into ``directory``.
+
+    Returns:
+        The fixture file's path, for ``loaddata``.
+    """
+    fixture = directory / "outline.json"
+    fixture.write_text(json.dumps(build_fixture(parse_outline(text))), encoding="utf-8")
+    return str(fixture)
+
+
+@pytest.fixture(scope="session")
+def curriculum_snapshot(django_db_setup, django_db_blocker):
+    """Load fixtures/curriculum.json once for the session; return the rows it leaves."""
+    with django_db_blocker.unblock():
+        return Snapshot.take(
+            lambda: call_command("loaddata", "curriculum", verbosity=0), chapters_models()
+        )
+
+
 @pytest.fixture
-def curriculum(db):
-    """Load fixtures/curriculum.json, as an operator would."""
-    call_command("loaddata", "curriculum", verbosity=0)
+def curriculum(db, curriculum_snapshot):
+    """Give the test the database as loading fixtures/curriculum.json leaves it.
+
+    The nodes with their derived fields, their revisions, links, redirects and the wiki's
+    version, as ``manage.py loaddata curriculum`` (an operator's command) leaves them in an
+    empty database: loaded once per session (``curriculum_snapshot``) and written back here,
+    inside the test's transaction (or, for a transactional test, before its flush). The
+    version's time is that of the session's load.
+    """
+    curriculum_snapshot.restore()
 
 
 @pytest.fixture
@@ -68,17 +97,26 @@ def load_outline(db, tmp_path):
     """Return a function that loads an outline (see chapters.outline) through a fixture file."""
 
     def load(text):
-        fixture = tmp_path / "outline.json"
-        fixture.write_text(json.dumps(build_fixture(parse_outline(text))), encoding="utf-8")
-        call_command("loaddata", str(fixture), verbosity=0)
+        call_command("loaddata", write_outline(text, tmp_path), verbosity=0)
 
     return load
 
 
+@pytest.fixture(scope="session")
+def small_tree_snapshot(django_db_setup, django_db_blocker, tmp_path_factory):
+    """Load ``SMALL_TREE`` once for the session; return the rows it leaves."""
+    fixture = write_outline(SMALL_TREE, tmp_path_factory.mktemp("small_tree"))
+    with django_db_blocker.unblock():
+        return Snapshot.take(
+            lambda: call_command("loaddata", fixture, verbosity=0), chapters_models()
+        )
+
+
 @pytest.fixture
-def small_tree(load_outline):
-    """Load a tree of two areas, three sections and six chapters (``SMALL_TREE``)."""
-    load_outline(SMALL_TREE)
+def small_tree(db, small_tree_snapshot):
+    """Give the test a tree of two areas, three sections and six chapters (``SMALL_TREE``),
+    as loading its outline through a fixture file leaves it (see ``curriculum``)."""
+    small_tree_snapshot.restore()
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""Helpers for reading the tree and pages back in tests."""
+"""Helpers for editing the tree and reading it and its pages back in tests."""
 
 import os
 import subprocess
@@ -6,8 +6,25 @@ import sys
 
 from bs4 import BeautifulSoup
 from django.conf import settings
+from django.core.management.color import no_style
+from django.db import connection, transaction
+from django.utils.dateparse import parse_datetime
 
 from chapters.models import Node
+from chapters.outline import build_fixture, parse_outline
+
+__all__ = [
+    "SITE_SCRIPTS",
+    "SMALL_TREE",
+    "build_tree",
+    "edit",
+    "node",
+    "page_scripts",
+    "run_with_environment",
+    "soup",
+    "toc_outline",
+    "tree_table",
+]
 
 SMALL_TREE = """\
 Area A
@@ -29,14 +46,88 @@ def node(title):
     return Node.objects.get(title=title)
 
 
+def edit(title, /, *, user=None, summary=None, **fields):
+    """Change fields of the node titled ``title`` and save it, as an editor's one revision.
+
+    Args:
+        title: the node's current title (positional only, so that ``title=`` sets a new one).
+        user: the revision's author (django-simple-history's ``_history_user``), or None.
+        summary: the revision's summary (django-simple-history's ``_change_reason``), or None.
+        **fields: the new values, by field name.
+
+    Returns:
+        The saved node.
+    """
+    target = node(title)
+    for name, value in fields.items():
+        setattr(target, name, value)
+    target._history_user, target._change_reason = user, summary
+    target.save()
+    return target
+
+
+@transaction.atomic
+def build_tree(outline):
+    """Write the tree an outline describes in bulk, as loading its fixture leaves it.
+
+    For trees too large to load through ``loaddata`` in a test about something else (pages'
+    queries): a few queries instead of some for every node. The rows are those
+    ``chapters.outline.build_fixture`` makes, with the derived fields ``Node.save()`` keeps
+    (path, rendered body, text and headings) and one revision each, as ``loaddata`` records
+    it. Outlines' bodies link nowhere, so there are no links to store; only the wiki's
+    version counts differently, as the database's triggers count statements or rows
+    (tests/test_snapshots.py compares the two).
+
+    Args:
+        outline: an outline, as ``chapters.outline.parse_outline`` reads it, of an empty tree.
+
+    Returns:
+        The number of nodes written.
+    """
+    rendered, paths, nodes = {}, {}, []
+    for row in build_fixture(parse_outline(outline)):
+        fields = dict(row["fields"], updated=parse_datetime(row["fields"]["updated"]))
+        parent = fields.pop("parent")
+        paths[row["pk"]] = f"{paths[parent]}/{fields['slug']}" if parent else fields["slug"]
+        node = Node(pk=row["pk"], parent_id=parent, path=paths[row["pk"]], **fields)
+        if node.body not in rendered:
+            assert node.render_body() == [], "build_tree() stores no links"
+            rendered[node.body] = (node.body_html, node.body_text, node.headings)
+        node.body_html, node.body_text, node.headings = rendered[node.body]
+        nodes.append(node)
+    Node.objects.bulk_create(nodes)
+    revision = Node.history.model
+    revision.objects.bulk_create(
+        revision(
+            history_date=node.updated,
+            history_type="+",
+            history_change_reason="Loaded from a fixture",
+            **{field.attname: getattr(node, field.attname) for field in revision.tracked_fields},
+        )
+        for node in nodes
+    )
+    # Rows written with their primary keys leave PostgreSQL's sequence behind.
+    with connection.cursor() as cursor:
+        for statement in connection.ops.sequence_reset_sql(no_style(), [Node]):
+            cursor.execute(statement)
+    return len(nodes)
+
+
 def tree_table():
     """Return the tree as text, one row per node in tree order: indent, title, kind, path."""
     return "\n".join(f"{'  ' * n.level}{n.title} [{n.kind}] {n.path}" for n in Node.objects.all())
 
 
-def soup(response):
-    """Parse a response's HTML."""
-    return BeautifulSoup(response.content.decode(), "html.parser")
+def soup(response, only=None):
+    """Parse a response's HTML.
+
+    Args:
+        response: a response with an HTML page.
+        only: a ``bs4.SoupStrainer``: keep only the elements it matches, with all they hold,
+            for a test that reads one part of many pages (BeautifulSoup's ``parse_only``;
+            building the whole table of contents of every page costs most of such a test).
+    """
+    return BeautifulSoup(response.content.decode(), "html.parser", parse_only=only)
 
 
 def page_scripts(page):

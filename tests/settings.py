@@ -8,6 +8,11 @@ hashed names exist only after ``collectstatic``, which the suite does not run be
 test. WhiteNoise looks them up on each request (autorefresh) instead of scanning a
 ``STATIC_ROOT`` that does not exist. tests/test_static.py runs ``collectstatic`` with the
 production storage and serves its hashed, compressed files.
+
+Passwords are hashed with MD5, as Django's documentation advises for tests ("Speeding up
+the tests"): the default hasher is slow on purpose, and the suite makes a staff user in
+many tests and signs in with a password in some. No test is about the hasher; production
+keeps Django's default.
 """
 
 import os
@@ -22,3 +27,4 @@ STORAGES = {
 }
 WHITENOISE_AUTOREFRESH = True
 WHITENOISE_USE_FINDERS = True
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

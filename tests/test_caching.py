@@ -17,7 +17,7 @@ from pytest_django.asserts import assertHTMLEqual
 from chapters import caching, history
 from chapters.caching import SOURCES, source_digest
 from chapters.models import Link, Node, PathRedirect, WikiVersion
-from tests.helpers import node, soup
+from tests.helpers import edit, node, soup
 
 CHAPTER_FIVE = "/area-b/section-b1/chapter-five/"
 
@@ -64,14 +64,6 @@ def reader_page(client, url):
 def move_left_of(title, sibling):
     """Move the node ``title`` just before ``sibling``, as the admin's drag-and-drop does."""
     Node.objects.move_node(node(title), node(sibling), "left")
-
-
-def edit(which, **fields):
-    """Change fields of the node titled ``which`` and save it."""
-    each = node(which)
-    for name, value in fields.items():
-        setattr(each, name, value)
-    each.save()
 
 
 def node_first_revision(title):

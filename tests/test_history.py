@@ -8,20 +8,9 @@ from django.urls import reverse
 from pytest_django.asserts import assertInHTML
 
 from chapters.models import Node
-from tests.helpers import SITE_SCRIPTS, SMALL_TREE, node, page_scripts, soup, tree_table
+from tests.helpers import SITE_SCRIPTS, SMALL_TREE, edit, node, page_scripts, soup, tree_table
 
 FIXTURE_DATE = datetime.datetime(2026, 8, 9, 12, 0, tzinfo=datetime.UTC)
-
-
-def edit(node_title, user=None, summary=None, **changes):
-    """Change the node titled ``node_title`` through the model API, as one revision."""
-    target = node(node_title)
-    for field, value in changes.items():
-        setattr(target, field, value)
-    target._history_user = user
-    target._change_reason = summary
-    target.save()
-    return target
 
 
 def revisions(title):
@@ -57,7 +46,7 @@ def test_history_loading_a_changed_fixture_records_a_revision(load_outline, smal
 def test_history_every_save_records_a_revision_and_moves_updated_to_its_date(
     small_tree, admin_user
 ):
-    edit("Chapter One", admin_user, "Explain fusion", body="Fusion.")
+    edit("Chapter One", user=admin_user, summary="Explain fusion", body="Fusion.")
     latest, first = revisions("Chapter One")
     assert (latest.history_type, latest.body, latest.history_user) == ("~", "Fusion.", admin_user)
     assert latest.history_change_reason == "Explain fusion"
@@ -90,8 +79,8 @@ def test_history_admin_edit_records_author_and_summary(admin_client, admin_user,
 
 @pytest.mark.django_db
 def test_history_page_lists_revisions_newest_first(client, admin_user, small_tree):
-    edit("Chapter One", admin_user, "Add a line", body="One line.")
-    edit("Chapter One", None, None, body="One.")
+    edit("Chapter One", user=admin_user, summary="Add a line", body="One line.")
+    edit("Chapter One", body="One.")
     response = client.get("/history/area-a/section-a1/chapter-one/")
     rows = soup(response).find("table", class_="revisions").tbody.find_all("tr")
     cells = [[" ".join(td.get_text().split()) for td in row.find_all("td")[2:]] for row in rows]

@@ -7,14 +7,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from chapters.models import Link, Node
-from tests.helpers import node, soup
-
-
-def write(title, body):
-    """Save ``body`` as the body of the node titled ``title``."""
-    target = node(title)
-    target.body = body
-    target.save()
+from tests.helpers import edit, node, soup
 
 
 def body_of(title):
@@ -55,7 +48,7 @@ def body_of(title):
     ],
 )
 def test_wiki_link_resolves_by_title_or_path(small_tree, source, html):
-    write("Chapter One", source)
+    edit("Chapter One", body=source)
     assert body_of("Chapter One") == html
 
 
@@ -63,7 +56,7 @@ def test_wiki_link_resolves_by_title_or_path(small_tree, source, html):
 def test_wiki_link_to_an_ambiguous_title_is_reported_and_resolved_by_path(small_tree):
     Node.objects.create(title="Intro", parent=node("Section A1"))
     Node.objects.create(title="Intro", parent=node("Section B1"))
-    write("Chapter One", "[[Intro]] and [[Section B1/Intro]]")
+    edit("Chapter One", body="[[Intro]] and [[Section B1/Intro]]")
     assert body_of("Chapter One") == (
         '<span class="wikilink-broken" title="“Intro” could mean several pages '
         '(“area-a/section-a1/intro”, “area-b/section-b1/intro”): write its section too.">'
@@ -77,7 +70,7 @@ def test_wiki_link_to_an_ambiguous_title_is_reported_and_resolved_by_path(small_
 
 @pytest.mark.django_db
 def test_wiki_link_follows_its_target_when_renamed_and_moved(client, small_tree):
-    write("Chapter One", "See [[Chapter Two]].")
+    edit("Chapter One", body="See [[Chapter Two]].")
     target = node("Chapter Two")
     target.title, target.slug = "Second Chapter", "second"
     target.save()
@@ -86,14 +79,14 @@ def test_wiki_link_follows_its_target_when_renamed_and_moved(client, small_tree)
     )
     node("Second Chapter").move_to(node("Section B1"), "last-child")
     assert 'href="/area-b/section-b1/second/"' in body_of("Chapter One")
-    write("Chapter One", "See [[Chapter Two]] again.")
+    edit("Chapter One", body="See [[Chapter Two]] again.")
     assert 'href="/area-b/section-b1/second/"' in body_of("Chapter One")
     assert client.get("/area-b/section-b1/second/").status_code == 200
 
 
 @pytest.mark.django_db
 def test_wiki_link_to_a_deleted_page_becomes_broken_and_a_new_page_mends_it(small_tree):
-    write("Chapter One", "[[Chapter Six]]")
+    edit("Chapter One", body="[[Chapter Six]]")
     node("Chapter Six").delete()
     assert body_of("Chapter One") == (
         '<span class="wikilink-broken" title="There is no page “Chapter Six”.">Chapter Six</span>'
@@ -106,9 +99,9 @@ def test_wiki_link_to_a_deleted_page_becomes_broken_and_a_new_page_mends_it(smal
 
 @pytest.mark.django_db
 def test_links_to_paths_are_checked(small_tree):
-    write(
+    edit(
         "Chapter One",
-        "[ok](/area-a/section-a1/chapter-two/) [moved](/old/) [gone](/area-a/nope/) "
+        body="[ok](/area-a/section-a1/chapter-two/) [moved](/old/) [gone](/area-a/nope/) "
         "[img](/static/x.png) [out](https://example.org/) [here](#top)",
     )
     links = {
@@ -124,15 +117,15 @@ def test_links_to_paths_are_checked(small_tree):
 
 @pytest.mark.django_db
 def test_linked_from_lists_the_pages_linking_here_and_follows_edits(client, small_tree):
-    write("Chapter One", "[[Chapter Five]]")
-    write("Chapter Four", "[x](/area-b/section-b1/chapter-five/)")
+    edit("Chapter One", body="[[Chapter Five]]")
+    edit("Chapter Four", body="[x](/area-b/section-b1/chapter-five/)")
 
     def linked_from():
         section = soup(client.get("/area-b/section-b1/chapter-five/")).find(class_="linked-from")
         return [a.get_text() for a in section.find_all("a")] if section else []
 
     assert linked_from() == ["Chapter One", "Chapter Four"]
-    write("Chapter One", "No links any more.")
+    edit("Chapter One", body="No links any more.")
     assert linked_from() == ["Chapter Four"]
 
 
@@ -158,7 +151,7 @@ def test_fixture_links_resolve_whatever_the_row_order(tmp_path, db):
 
 @pytest.mark.django_db
 def test_broken_links_report_lists_them_for_staff_only(client, admin_client, small_tree):
-    write("Chapter One", "[[Nowhere]] and [x](/area-a/nope/)")
+    edit("Chapter One", body="[[Nowhere]] and [x](/area-a/nope/)")
     response = client.get(reverse("chapters:broken-links"))
     assert (response.status_code, response["Location"].split("?")[0]) == (302, "/admin/login/")
     rows = (
@@ -177,7 +170,7 @@ def test_broken_links_report_lists_them_for_staff_only(client, admin_client, sma
 
 @pytest.mark.django_db
 def test_links_of_a_renamed_section_to_its_own_chapters_follow_it(small_tree):
-    write("Section A1", "[[Chapter Two]] [x](/area-a/section-a1/chapter-two/)")
+    edit("Section A1", body="[[Chapter Two]] [x](/area-a/section-a1/chapter-two/)")
     section = node("Section A1")
     section.slug = "basics"
     section.save()
@@ -193,12 +186,12 @@ def test_links_of_a_renamed_section_to_its_own_chapters_follow_it(small_tree):
 
 @pytest.mark.django_db
 def test_long_and_nul_link_targets_are_stored(small_tree):
-    write("Chapter One", "[[" + "x" * 1500 + "]] [y](/area-a/%00/)")
+    edit("Chapter One", body="[[" + "x" * 1500 + "]] [y](/area-a/%00/)")
     assert [len(link.text) for link in Link.objects.all()] == [1500]
 
 
 @pytest.mark.django_db
 def test_wiki_link_to_a_non_ascii_title_written_as_it_is(small_tree):
     Node.objects.create(title="Линейная алгебра", parent=node("Section A1"))
-    write("Chapter One", "[[Линейная алгебра]]")
+    edit("Chapter One", body="[[Линейная алгебра]]")
     assert body_of("Chapter One").startswith('<a class="wikilink" href="/area-a/section-a1/')

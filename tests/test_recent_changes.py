@@ -5,23 +5,14 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from chapters.models import Node
-from tests.helpers import node, soup
+from tests.helpers import edit, node, soup
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 
 
-def edit(node_title, summary, user=None, **changes):
-    """Change the node titled ``node_title`` as one revision with ``summary``."""
-    target = node(node_title)
-    for field, value in changes.items():
-        setattr(target, field, value)
-    target._change_reason, target._history_user = summary, user
-    target.save()
-
-
 @pytest.mark.django_db
 def test_recent_changes_lists_the_latest_revisions_with_breadcrumbs(client, admin_user, small_tree):
-    edit("Chapter Five", "Fix a typo", admin_user, body="Typo fixed.")
+    edit("Chapter Five", summary="Fix a typo", user=admin_user, body="Typo fixed.")
     rows = soup(client.get("/recent/")).find("ol", class_="recent").find_all("li")
     assert len(rows) == 12
     first = rows[0]
@@ -38,7 +29,7 @@ def test_recent_changes_lists_the_latest_revisions_with_breadcrumbs(client, admi
 
 @pytest.mark.django_db
 def test_recent_changes_filters_by_area(client, small_tree):
-    edit("Chapter Five", "In B")
+    edit("Chapter Five", summary="In B")
     page = soup(client.get("/recent/", {"area": "area-b"}))
     shown = [a.get_text() for a in page.select("ol.recent a[href^='/revisions/']")]
     area_b = Node.history.filter(id__in=node("Area B").get_descendants(include_self=True))
@@ -85,7 +76,7 @@ def atom_entries(response):
 
 @pytest.mark.django_db
 def test_feed_of_the_whole_wiki_lists_the_latest_revisions(client, small_tree):
-    edit("Chapter Two", "Second draft", body="Draft two.")
+    edit("Chapter Two", summary="Second draft", body="Draft two.")
     entries = atom_entries(client.get("/recent/feed/"))
     assert len(entries) == 12
     latest = Node.history.first()
@@ -132,7 +123,7 @@ def test_pages_link_their_feeds(client, small_tree):
 
 @pytest.mark.django_db
 def test_meta_line_updated_is_the_latest_revision_date(client, small_tree):
-    edit("Chapter One", "Touch")
+    edit("Chapter One", summary="Touch")
     latest = Node.history.filter(id=node("Chapter One").pk).first()
     page = soup(client.get("/area-a/section-a1/chapter-one/"))
     assert page.find("p", class_="meta").time["datetime"] == latest.history_date.isoformat()
@@ -140,7 +131,7 @@ def test_meta_line_updated_is_the_latest_revision_date(client, small_tree):
 
 @pytest.mark.django_db
 def test_feed_survives_control_characters_and_escapes_summaries(client, small_tree):
-    edit("Chapter Two", "esc \x1b[31m <img src=x onerror=alert(1)>", title="Evil\x0btitle")
+    edit("Chapter Two", summary="esc \x1b[31m <img src=x onerror=alert(1)>", title="Evil\x0btitle")
     response = client.get("/recent/feed/")
     entries = atom_entries(response)
     assert entries[0].find(f"{ATOM}title").text == "Eviltitle (changed)"

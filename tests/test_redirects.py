@@ -3,14 +3,7 @@
 import pytest
 
 from chapters.models import Node, PathRedirect
-from tests.helpers import node
-
-
-def rename(title, slug):
-    """Give the node titled ``title`` a new slug."""
-    target = node(title)
-    target.slug = slug
-    target.save()
+from tests.helpers import edit, node
 
 
 def assert_redirects(client, old_url, new_url):
@@ -22,7 +15,7 @@ def assert_redirects(client, old_url, new_url):
 
 @pytest.mark.django_db
 def test_redirect_after_slug_rename(client, small_tree):
-    rename("Chapter One", "intro")
+    edit("Chapter One", slug="intro")
     assert_redirects(client, "/area-a/section-a1/chapter-one/", "/area-a/section-a1/intro/")
 
 
@@ -34,7 +27,7 @@ def test_redirect_after_move_to_another_section(client, small_tree):
 
 @pytest.mark.django_db
 def test_redirects_for_descendants_after_an_ancestor_is_renamed(client, small_tree):
-    rename("Area A", "alpha")
+    edit("Area A", slug="alpha")
     assert_redirects(client, "/area-a/", "/alpha/")
     assert_redirects(client, "/area-a/section-a1/", "/alpha/section-a1/")
     assert_redirects(
@@ -50,16 +43,16 @@ def test_redirects_for_descendants_after_an_ancestor_is_moved(client, small_tree
 
 @pytest.mark.django_db
 def test_redirect_chains_collapse_after_two_renames(client, small_tree):
-    rename("Chapter One", "intro")
-    rename("Chapter One", "introduction")
+    edit("Chapter One", slug="intro")
+    edit("Chapter One", slug="introduction")
     assert_redirects(client, "/area-a/section-a1/chapter-one/", "/area-a/section-a1/introduction/")
     assert_redirects(client, "/area-a/section-a1/intro/", "/area-a/section-a1/introduction/")
 
 
 @pytest.mark.django_db
 def test_renaming_back_drops_the_redirect_from_the_path_in_use(client, small_tree):
-    rename("Chapter One", "intro")
-    rename("Chapter One", "chapter-one")
+    edit("Chapter One", slug="intro")
+    edit("Chapter One", slug="chapter-one")
     assert client.get("/area-a/section-a1/chapter-one/").status_code == 200
     assert_redirects(client, "/area-a/section-a1/intro/", "/area-a/section-a1/chapter-one/")
     assert list(PathRedirect.objects.values_list("old_path", flat=True)) == [
@@ -69,7 +62,7 @@ def test_renaming_back_drops_the_redirect_from_the_path_in_use(client, small_tre
 
 @pytest.mark.django_db
 def test_new_node_at_an_old_path_takes_it_over(client, small_tree):
-    rename("Chapter One", "intro")
+    edit("Chapter One", slug="intro")
     Node.objects.create(title="Chapter One", parent=node("Section A1"), body="A new page.")
     response = client.get("/area-a/section-a1/chapter-one/")
     assert response.status_code == 200
@@ -79,7 +72,7 @@ def test_new_node_at_an_old_path_takes_it_over(client, small_tree):
 
 @pytest.mark.django_db
 def test_deleting_a_node_leaves_no_redirects_to_nowhere(client, small_tree):
-    rename("Section A1", "first")
+    edit("Section A1", slug="first")
     node("Section A1").delete()
     assert client.get("/area-a/section-a1/").status_code == 404
     assert client.get("/area-a/section-a1/chapter-one/").status_code == 404
@@ -88,9 +81,9 @@ def test_deleting_a_node_leaves_no_redirects_to_nowhere(client, small_tree):
 
 @pytest.mark.django_db
 def test_node_moved_to_an_old_path_with_its_section_takes_it_over(client, small_tree):
-    rename("Section B1", "section-a1")
-    rename("Area A", "alpha")
-    rename("Area B", "area-a")  # Section B1 now lives at Section A1's old path
+    edit("Section B1", slug="section-a1")
+    edit("Area A", slug="alpha")
+    edit("Area B", slug="area-a")  # Section B1 now lives at Section A1's old path
     assert not PathRedirect.objects.filter(old_path="area-a/section-a1").exists()
     node("Area B").delete()
     assert client.get("/area-a/").status_code == 404

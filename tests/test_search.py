@@ -10,7 +10,7 @@ from pytest_django.asserts import assertInHTML
 
 from chapters.models import Node
 from chapters.search import find_nodes, query_terms, snippet
-from tests.helpers import SITE_SCRIPTS, SMALL_TREE, node, page_scripts, soup
+from tests.helpers import SITE_SCRIPTS, SMALL_TREE, edit, node, page_scripts, soup
 
 SCAFFOLD_CHAPTERS = 170  # every chapter of the curriculum fixture: 222 nodes, 52 sections
 
@@ -28,13 +28,6 @@ def result_titles(response):
 def snippets(response):
     """Return the inner HTML of a search page's snippets, in the order shown."""
     return ["".join(map(str, p.contents)) for p in soup(response).select("ol.results p.snippet")]
-
-
-def set_body(title, body):
-    """Give the node titled ``title`` a new Markdown body, through save() as the admin does."""
-    each = node(title)
-    each.body = body
-    each.save()
 
 
 # Finding and ranking
@@ -104,7 +97,7 @@ def test_search_ranks_known_queries_on_the_curriculum(curriculum, query, expecte
 
 @pytest.mark.django_db
 def test_search_ranks_title_matches_above_body_matches(small_tree):
-    set_body("Chapter One", "Fusion merges kernels.")
+    edit("Chapter One", body="Fusion merges kernels.")
     chapter = node("Chapter Five")
     chapter.title = "Kernel Fusion"
     chapter.save()
@@ -113,7 +106,7 @@ def test_search_ranks_title_matches_above_body_matches(small_tree):
 
 @pytest.mark.django_db
 def test_search_follows_edits_and_fixture_loads(small_tree, load_outline):
-    set_body("Chapter Two", "Tensor cores multiply matrices.")
+    edit("Chapter Two", body="Tensor cores multiply matrices.")
     assert titles("tensor cores") == ["Chapter Two"]
     chapter = node("Chapter Two")
     chapter.title = "Matrix Units"
@@ -189,7 +182,7 @@ def test_query_terms_reads_web_search_syntax(query, terms):
 
 @pytest.mark.django_db
 def test_search_snippet_marks_matched_words(small_tree):
-    set_body("Chapter Two", "Kernel **fusion** merges kernels; fusion saves memory traffic.")
+    edit("Chapter Two", body="Kernel **fusion** merges kernels; fusion saves memory traffic.")
     (found,) = find_nodes("fusion")
     assert snippet(found, "fusion") == (
         "Kernel <mark>fusion</mark> merges kernels; <mark>fusion</mark> saves memory traffic."
@@ -198,7 +191,7 @@ def test_search_snippet_marks_matched_words(small_tree):
 
 @pytest.mark.django_db
 def test_search_snippet_marks_words_as_each_database_matches_them(small_tree):
-    set_body("Chapter Two", "Kernel fusion merges kernels.")
+    edit("Chapter Two", body="Kernel fusion merges kernels.")
     (found,) = find_nodes("kernel")
     assert (
         snippet(found, "kernel")
@@ -215,7 +208,7 @@ def test_search_snippet_marks_words_as_each_database_matches_them(small_tree):
 def test_search_snippet_quotes_a_long_body_around_the_match(small_tree):
     words = [f"w{number}" for number in range(1, 81)]
     words[49] = "fusion"
-    set_body("Chapter Two", " ".join(words))
+    edit("Chapter Two", body=" ".join(words))
     (found,) = find_nodes("fusion")
     expected = {
         # ts_headline: the query's first cover, then words up to MaxWords (30 in all).
@@ -228,9 +221,9 @@ def test_search_snippet_quotes_a_long_body_around_the_match(small_tree):
 
 @pytest.mark.django_db
 def test_search_snippet_escapes_a_hostile_body(small_tree):
-    set_body(
+    edit(
         "Chapter Two",
-        'Fusion: `<script>alert(1)</script>` `<img src=x onerror="alert(2)">` a < b & c > d',
+        body='Fusion: `<script>alert(1)</script>` `<img src=x onerror="alert(2)">` a < b & c > d',
     )
     (found,) = find_nodes("fusion")
     assert snippet(found, "fusion") == (

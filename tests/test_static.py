@@ -50,9 +50,14 @@ PRODUCTION_STATIC = {
 }
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def collected_root(tmp_path_factory):
-    """Run collectstatic once with the production storage into a temporary directory."""
+    """Run collectstatic once with the production storage into a temporary directory.
+
+    Once per session rather than per module: pytest-django runs tests that use the database
+    before the others, which splits this module in two, and a module's fixture would be made
+    again for the second part. No test writes to the directory.
+    """
     root = tmp_path_factory.mktemp("staticfiles")
     with override_settings(STATIC_ROOT=root, **PRODUCTION_STATIC):
         call_command("collectstatic", interactive=False, verbosity=0)

@@ -6,33 +6,92 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Node',
+            name="Node",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=200)),
-                ('slug', models.SlugField(allow_unicode=True, blank=True, help_text="The last part of the page's URL; unique among siblings. Left empty, it is made from the title.", max_length=100)),
-                ('kind', models.CharField(choices=[('section', 'Section'), ('chapter', 'Chapter')], default='chapter', max_length=10)),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('review', 'In review'), ('published', 'Published')], default='draft', max_length=10)),
-                ('body', models.TextField(blank=True, help_text='Markdown.')),
-                ('updated', models.DateTimeField(auto_now=True, help_text='Moves forward on every save; kept as written in fixtures.')),
-                ('path', models.CharField(editable=False, max_length=1000, unique=True)),
-                ('body_html', models.TextField(blank=True, editable=False)),
-                ('lft', models.PositiveIntegerField(editable=False)),
-                ('rght', models.PositiveIntegerField(editable=False)),
-                ('tree_id', models.PositiveIntegerField(db_index=True, editable=False)),
-                ('level', models.PositiveIntegerField(editable=False)),
-                ('parent', mptt.fields.TreeForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='children', to='chapters.node')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("title", models.CharField(max_length=200)),
+                (
+                    "slug",
+                    models.SlugField(
+                        allow_unicode=True,
+                        blank=True,
+                        help_text=(
+                            "The last part of the page's URL; unique among siblings. Left empty, "
+                            "it is made from the title."
+                        ),
+                        max_length=100,
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("section", "Section"), ("chapter", "Chapter")],
+                        default="chapter",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("draft", "Draft"),
+                            ("review", "In review"),
+                            ("published", "Published"),
+                        ],
+                        default="draft",
+                        max_length=10,
+                    ),
+                ),
+                ("body", models.TextField(blank=True, help_text="Markdown.")),
+                (
+                    "updated",
+                    models.DateTimeField(
+                        auto_now=True,
+                        help_text="Moves forward on every save; kept as written in fixtures.",
+                    ),
+                ),
+                ("path", models.CharField(editable=False, max_length=1000, unique=True)),
+                ("body_html", models.TextField(blank=True, editable=False)),
+                ("lft", models.PositiveIntegerField(editable=False)),
+                ("rght", models.PositiveIntegerField(editable=False)),
+                ("tree_id", models.PositiveIntegerField(db_index=True, editable=False)),
+                ("level", models.PositiveIntegerField(editable=False)),
+                (
+                    "parent",
+                    mptt.fields.TreeForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="children",
+                        to="chapters.node",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('parent', 'slug'), name='unique_slug_among_siblings', violation_error_message='A sibling already uses this slug.'), models.UniqueConstraint(condition=models.Q(('parent__isnull', True)), fields=('slug',), name='unique_slug_among_roots', violation_error_message='Another top-level section already uses this slug.')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("parent", "slug"),
+                        name="unique_slug_among_siblings",
+                        violation_error_message="A sibling already uses this slug.",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("parent__isnull", True)),
+                        fields=("slug",),
+                        name="unique_slug_among_roots",
+                        violation_error_message="Another top-level section already uses this slug.",
+                    ),
+                ],
             },
         ),
     ]

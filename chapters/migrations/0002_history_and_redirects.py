@@ -9,50 +9,135 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('chapters', '0001_initial'),
+        ("chapters", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='node',
-            name='updated',
-            field=models.DateTimeField(default=django.utils.timezone.now, editable=False, help_text='The date of the latest revision: set on every save, kept as written in fixtures.'),
+            model_name="node",
+            name="updated",
+            field=models.DateTimeField(
+                default=django.utils.timezone.now,
+                editable=False,
+                help_text=(
+                    "The date of the latest revision: set on every save, kept as written in "
+                    "fixtures."
+                ),
+            ),
         ),
         migrations.CreateModel(
-            name='HistoricalNode',
+            name="HistoricalNode",
             fields=[
-                ('id', models.BigIntegerField(auto_created=True, blank=True, db_index=True, verbose_name='ID')),
-                ('title', models.CharField(max_length=200)),
-                ('slug', models.SlugField(allow_unicode=True, blank=True, help_text="The last part of the page's URL; unique among siblings. Left empty, it is made from the title.", max_length=100)),
-                ('kind', models.CharField(choices=[('section', 'Section'), ('chapter', 'Chapter')], default='chapter', max_length=10)),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('review', 'In review'), ('published', 'Published')], default='draft', max_length=10)),
-                ('body', models.TextField(blank=True, help_text='Markdown.')),
-                ('updated', models.DateTimeField(default=django.utils.timezone.now, editable=False, help_text='The date of the latest revision: set on every save, kept as written in fixtures.')),
-                ('path', models.CharField(db_index=True, editable=False, max_length=1000)),
-                ('history_change_reason', models.TextField(blank=True, null=True)),
-                ('history_id', models.AutoField(primary_key=True, serialize=False)),
-                ('history_date', models.DateTimeField(db_index=True)),
-                ('history_type', models.CharField(choices=[('+', 'Created'), ('~', 'Changed'), ('-', 'Deleted')], max_length=1)),
-                ('history_user', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('parent', mptt.fields.TreeForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='chapters.node')),
+                (
+                    "id",
+                    models.BigIntegerField(
+                        auto_created=True, blank=True, db_index=True, verbose_name="ID"
+                    ),
+                ),
+                ("title", models.CharField(max_length=200)),
+                (
+                    "slug",
+                    models.SlugField(
+                        allow_unicode=True,
+                        blank=True,
+                        help_text=(
+                            "The last part of the page's URL; unique among siblings. Left empty, "
+                            "it is made from the title."
+                        ),
+                        max_length=100,
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("section", "Section"), ("chapter", "Chapter")],
+                        default="chapter",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("draft", "Draft"),
+                            ("review", "In review"),
+                            ("published", "Published"),
+                        ],
+                        default="draft",
+                        max_length=10,
+                    ),
+                ),
+                ("body", models.TextField(blank=True, help_text="Markdown.")),
+                (
+                    "updated",
+                    models.DateTimeField(
+                        default=django.utils.timezone.now,
+                        editable=False,
+                        help_text=(
+                            "The date of the latest revision: set on every save, kept as written "
+                            "in fixtures."
+                        ),
+                    ),
+                ),
+                ("path", models.CharField(db_index=True, editable=False, max_length=1000)),
+                ("history_change_reason", models.TextField(blank=True, null=True)),
+                ("history_id", models.AutoField(primary_key=True, serialize=False)),
+                ("history_date", models.DateTimeField(db_index=True)),
+                (
+                    "history_type",
+                    models.CharField(
+                        choices=[("+", "Created"), ("~", "Changed"), ("-", "Deleted")], max_length=1
+                    ),
+                ),
+                (
+                    "history_user",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "parent",
+                    mptt.fields.TreeForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="chapters.node",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'historical node',
-                'verbose_name_plural': 'historical nodes',
-                'ordering': ('-history_date', '-history_id'),
-                'get_latest_by': ('history_date', 'history_id'),
+                "verbose_name": "historical node",
+                "verbose_name_plural": "historical nodes",
+                "ordering": ("-history_date", "-history_id"),
+                "get_latest_by": ("history_date", "history_id"),
             },
             bases=(simple_history.models.HistoricalChanges, models.Model),
         ),
         migrations.CreateModel(
-            name='PathRedirect',
+            name="PathRedirect",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('old_path', models.CharField(max_length=1000, unique=True)),
-                ('node', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='redirects', to='chapters.node')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("old_path", models.CharField(max_length=1000, unique=True)),
+                (
+                    "node",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="redirects",
+                        to="chapters.node",
+                    ),
+                ),
             ],
         ),
     ]

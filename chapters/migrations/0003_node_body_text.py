@@ -20,15 +20,14 @@ def fill_body_text(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('chapters', '0002_history_and_redirects'),
+        ("chapters", "0002_history_and_redirects"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='node',
-            name='body_text',
+            model_name="node",
+            name="body_text",
             field=models.TextField(blank=True, editable=False),
         ),
         migrations.RunPython(fill_body_text, migrations.RunPython.noop),

@@ -43,7 +43,6 @@ def drop_search_index(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("chapters", "0003_node_body_text"),
     ]

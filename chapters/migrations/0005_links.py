@@ -5,21 +5,46 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('chapters', '0004_node_search_index'),
+        ("chapters", "0004_node_search_index"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Link',
+            name="Link",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('wiki', 'Wiki link'), ('path', 'Link to a path')], max_length=4)),
-                ('text', models.CharField(help_text='As written in the body.', max_length=1000)),
-                ('problem', models.CharField(blank=True, max_length=500)),
-                ('source', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='outgoing_links', to='chapters.node')),
-                ('target', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='incoming_links', to='chapters.node')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("wiki", "Wiki link"), ("path", "Link to a path")], max_length=4
+                    ),
+                ),
+                ("text", models.CharField(help_text="As written in the body.", max_length=1000)),
+                ("problem", models.CharField(blank=True, max_length=500)),
+                (
+                    "source",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="outgoing_links",
+                        to="chapters.node",
+                    ),
+                ),
+                (
+                    "target",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="incoming_links",
+                        to="chapters.node",
+                    ),
+                ),
             ],
         ),
     ]

@@ -21,15 +21,14 @@ def fill_headings(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('chapters', '0005_links'),
+        ("chapters", "0005_links"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='node',
-            name='headings',
+            model_name="node",
+            name="headings",
             field=models.JSONField(blank=True, default=list, editable=False),
         ),
         migrations.RunPython(fill_headings, migrations.RunPython.noop),

@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('chapters', '0006_node_headings'),
+        ("chapters", "0006_node_headings"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='link',
-            name='problem',
+            model_name="link",
+            name="problem",
             field=models.TextField(blank=True),
         ),
         migrations.AlterField(
-            model_name='link',
-            name='text',
-            field=models.TextField(help_text='As written in the body.'),
+            model_name="link",
+            name="text",
+            field=models.TextField(help_text="As written in the body."),
         ),
     ]

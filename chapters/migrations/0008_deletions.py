@@ -4,20 +4,36 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('chapters', '0007_link_text_unbounded'),
+        ("chapters", "0007_link_text_unbounded"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='historicalnode',
-            name='deleted_after',
-            field=models.PositiveBigIntegerField(blank=True, editable=False, help_text='On the revisions of a delete: the id of the node that preceded this one among its siblings; empty for a first child.', null=True),
+            model_name="historicalnode",
+            name="deleted_after",
+            field=models.PositiveBigIntegerField(
+                blank=True,
+                editable=False,
+                help_text=(
+                    "On the revisions of a delete: the id of the node that preceded this one among "
+                    "its siblings; empty for a first child."
+                ),
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='historicalnode',
-            name='deletion',
-            field=models.PositiveBigIntegerField(blank=True, db_index=True, editable=False, help_text='On the revisions of one delete: the id of the revision recording the deletion of the node the delete was asked for (its own id on that revision).', null=True),
+            model_name="historicalnode",
+            name="deletion",
+            field=models.PositiveBigIntegerField(
+                blank=True,
+                db_index=True,
+                editable=False,
+                help_text=(
+                    "On the revisions of one delete: the id of the revision recording the deletion "
+                    "of the node the delete was asked for (its own id on that revision)."
+                ),
+                null=True,
+            ),
         ),
     ]

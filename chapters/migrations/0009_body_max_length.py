@@ -4,20 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('chapters', '0008_deletions'),
+        ("chapters", "0008_deletions"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='historicalnode',
-            name='body',
-            field=models.TextField(blank=True, help_text='Markdown, at most 100,000 characters.', max_length=100000),
+            model_name="historicalnode",
+            name="body",
+            field=models.TextField(
+                blank=True, help_text="Markdown, at most 100,000 characters.", max_length=100000
+            ),
         ),
         migrations.AlterField(
-            model_name='node',
-            name='body',
-            field=models.TextField(blank=True, help_text='Markdown, at most 100,000 characters.', max_length=100000),
+            model_name="node",
+            name="body",
+            field=models.TextField(
+                blank=True, help_text="Markdown, at most 100,000 characters.", max_length=100000
+            ),
         ),
     ]

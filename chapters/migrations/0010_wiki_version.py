@@ -72,18 +72,22 @@ def drop_triggers(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('chapters', '0009_body_max_length'),
+        ("chapters", "0009_body_max_length"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='WikiVersion',
+            name="WikiVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.BigIntegerField(default=0)),
-                ('changed', models.DateTimeField(default=timezone.now)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.BigIntegerField(default=0)),
+                ("changed", models.DateTimeField(default=timezone.now)),
             ],
         ),
         migrations.RunPython(create_triggers, drop_triggers),

@@ -5,8 +5,9 @@ when the writing transaction commits (``chapters.caching.version_watch``), so th
 version again only after a change instead of on every request. The bump of migration 0010
 notifies, and so does a ``TRUNCATE`` of the tables it watches or of the version itself
 (``manage.py flush``), which fires no row or statement trigger of 0010 and leaves no
-version row: a process then reads ``"0"``. PostgreSQL folds the notifications of one transaction on one
-channel with the same payload into one, so a transaction that writes many rows sends one.
+version row: a process then reads ``"0"``. PostgreSQL folds the notifications of one
+transaction on one channel with the same payload into one, so a transaction that writes many
+rows sends one.
 SQLite has no notifications, nor ``TRUNCATE``; nothing changes there.
 """
 
@@ -58,7 +59,6 @@ def stop_notifying(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("chapters", "0010_wiki_version"),
     ]

@@ -1,0 +1,111 @@
+"""Database states loaded once per test session and written back into each test that asks.
+
+Loading ``fixtures/curriculum.json`` with ``manage.py loaddata`` renders every body, records
+a revision of every node and checks the tree: far more work than writing the rows it leaves.
+:meth:`Snapshot.take` runs such a load once, in a transaction that it rolls back, and keeps
+the rows the load left in the tables of the models it is given; :meth:`Snapshot.restore`
+writes those rows back, one statement per table, so each test sees the database as the load
+would have left it, and the test's own transaction (or flush) takes them away again.
+"""
+
+from django.apps import apps
+from django.core.management.color import no_style
+from django.db import connections, transaction
+
+from chapters.models import WikiVersion
+
+__all__ = ["Snapshot", "chapters_models"]
+
+
+def chapters_models():
+    """Return the chapters app's models (nodes, their revisions, links, redirects, the
+    wiki's version), the version last.
+
+    The triggers of migration 0010 bump the version on every write to the other tables, so
+    :meth:`Snapshot.restore` writes the version a load left after them.
+    """
+    return sorted(apps.get_app_config("chapters").get_models(), key=lambda m: m is WikiVersion)
+
+
+def _upsert(model, connection):
+    """Return the SQL that writes one row of ``model``, overwriting a row with its primary key.
+
+    ``INSERT ... ON CONFLICT (pk) DO UPDATE``, which SQLite and PostgreSQL both understand.
+    """
+    quote = connection.ops.quote_name
+    columns = [quote(field.column) for field in model._meta.concrete_fields]
+    pk = quote(model._meta.pk.column)
+    updates = ", ".join(f"{column} = excluded.{column}" for column in columns if column != pk)
+    return (
+        f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(columns)}) "
+        f"VALUES ({', '.join(['%s'] * len(columns))}) ON CONFLICT ({pk}) DO UPDATE SET {updates}"
+    )
+
+
+class Snapshot:
+    """The rows of some tables as a load left them, to be written back in each test."""
+
+    def __init__(self, tables):
+        """Keep ``tables``: ``(model, SQL writing a row, parameters of each row)`` triples."""
+        self.tables = tables
+
+    @classmethod
+    def take(cls, load, models, using="default"):
+        """Run ``load`` and keep the rows it leaves in the tables of ``models``; undo it.
+
+        Each row is kept as the parameters Django's fields prepare for the database
+        (``Field.get_db_prep_save``), as ``bulk_create`` would send them.
+
+        Args:
+            load: a function writing to the database (e.g. calling ``loaddata``).
+            models: the models whose tables to keep, in the order :meth:`restore` writes
+                them.
+            using: the database alias.
+
+        Returns:
+            A :class:`Snapshot` of every row of those tables after the load, taken inside
+            the load's transaction, which is then rolled back.
+        """
+        connection = connections[using]
+        tables = []
+        with transaction.atomic(using=using):
+            load()
+            for model in models:
+                fields = model._meta.concrete_fields
+                rows = model._base_manager.using(using).values_list(*[f.attname for f in fields])
+                params = [
+                    [field.get_db_prep_save(value, connection) for field, value in pairs]
+                    for pairs in (zip(fields, row, strict=True) for row in rows)
+                ]
+                tables.append((model, _upsert(model, connection), params))
+            transaction.set_rollback(True, using=using)
+        return cls(tables)
+
+    def restore(self, using="default"):
+        """Write the kept rows back, with their primary keys, in one transaction.
+
+        Table by table, in the order the snapshot was taken with, each row overwriting one
+        with the same primary key (as ``loaddata`` overwrites it), so a table's rows may be
+        written after the writes that triggers make to it when other tables are written.
+        Foreign keys are checked at commit (Django makes them deferrable on SQLite and
+        PostgreSQL), so a row may name a row written after it. On PostgreSQL each table's
+        sequence is then set past its highest primary key, as ``loaddata`` does, so rows
+        inserted later do not collide with the ones written here. Outside a transaction
+        (a transactional test) the connection is then closed, as Django's ``loaddata``
+        closes it: the test goes on from the state a load leaves, where its next query
+        opens a new connection (on PostgreSQL, the notification of the commit that
+        ``chapters.version_watch`` listens for has then usually arrived).
+
+        Args:
+            using: the database alias.
+        """
+        connection = connections[using]
+        written = [model for model, _, params in self.tables if params]
+        with transaction.atomic(using=using), connection.cursor() as cursor:
+            for _, sql, params in self.tables:
+                if params:
+                    cursor.executemany(sql, params)
+            for statement in connection.ops.sequence_reset_sql(no_style(), written):
+                cursor.execute(statement)
+        if transaction.get_autocommit(using):
+            connection.close()
