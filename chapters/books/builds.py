@@ -25,6 +25,7 @@ import hashlib
 import os
 import threading
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 
 from django.conf import settings
@@ -32,16 +33,11 @@ from django.db import connections
 
 from ..models import Node
 from .content import book_of
-from .epub import render_epub
-from .pdf import render_pdf
 
 __all__ = ["FORMATS", "BookKey", "build", "ready", "start"]
 
-# Each format's media type and renderer.
-FORMATS = {
-    "pdf": ("application/pdf", render_pdf),
-    "epub": ("application/epub+zip", render_epub),
-}
+# Each format's media type; its renderer is ``render_<format>`` of the module of its name.
+FORMATS = {"pdf": "application/pdf", "epub": "application/epub+zip"}
 
 _running = set()
 _running_lock = threading.Lock()
@@ -112,7 +108,7 @@ def build(key):
             root = Node.objects.filter(pk=key.root, kind=Node.Kind.SECTION).first()
             if root is None:
                 return False
-        data = FORMATS[key.format][1](book_of(root))
+        data = _renderer(key.format)(book_of(root))
         partial = path.with_suffix(".partial")
         partial.write_bytes(data)
         os.replace(partial, path)
@@ -120,3 +116,12 @@ def build(key):
             if old.stem != path.stem:
                 old.unlink(missing_ok=True)
     return True
+
+
+def _renderer(format):
+    """Return the function rendering a book as ``format``.
+
+    Imported when a book is built, not with the URLs: WeasyPrint, ziamath and EbookLib take
+    a noticeable part of a second to import, which every process and command would pay.
+    """
+    return getattr(import_module(f"{__package__}.{format}"), f"render_{format}")

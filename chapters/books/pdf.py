@@ -33,6 +33,11 @@ MATH_SIZE = 20
 # STIX Two Math's letters are smaller than the body font's at one size: drawn a little larger.
 MATH_SCALE = 1.1
 
+# ziamath's SVG 1.1 output draws each glyph as a path where its SVG 2 output reuses glyphs
+# with <use>, which WeasyPrint draws several times slower (bench/README.md). The setting is
+# ziamath's global one; nothing else in the project draws with ziamath.
+ziamath.config.svg2 = False
+
 
 def render_pdf(book):
     """Return the PDF of a :class:`~.content.Book`, as bytes."""

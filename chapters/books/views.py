@@ -37,7 +37,7 @@ def book(request, format, path=None):
     if file is not None:
         try:
             return FileResponse(
-                open(file, "rb"), as_attachment=True, filename=name, content_type=FORMATS[format][0]
+                open(file, "rb"), as_attachment=True, filename=name, content_type=FORMATS[format]
             )
         except FileNotFoundError:  # replaced by a build for a newer version meanwhile
             pass
