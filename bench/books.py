@@ -10,11 +10,13 @@ tree of the curriculum's shape (``bench/tree.py``: every chapter a body of about
 headings, code, a table, math and the rest); then the whole curriculum is built once as a
 PDF and once as an EPUB, as ``manage.py build_books`` builds them, and each one's time (wall
 clock, and the process's CPU time, which other work on the machine changes less), size and
-the PDF's number of pages are printed. The results go in bench/README.md.
+the PDF's number of pages are printed, then the process's peak memory. The results go in
+bench/README.md.
 """
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -81,7 +83,8 @@ def main():
     print(
         f"{arguments.size:>6,} nodes: PDF {pdf_wall:6.1f} s ({pdf_cpu:.1f} s CPU), "
         f"{pdf_bytes / 1e6:.1f} MB, {pages:,} pages; EPUB {epub_wall:.1f} s "
-        f"({epub_cpu:.1f} s CPU), {epub_bytes / 1e6:.1f} MB"
+        f"({epub_cpu:.1f} s CPU), {epub_bytes / 1e6:.1f} MB; peak memory "
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6:.1f} GB"
     )
 
 
