@@ -119,6 +119,14 @@ def small_tree(db, small_tree_snapshot):
     small_tree_snapshot.restore()
 
 
+@pytest.fixture
+def books_root(settings, tmp_path):
+    """Keep the test's books (``BOOKS_ROOT``, chapters/books/builds.py) in a folder of its
+    own."""
+    settings.BOOKS_ROOT = tmp_path / "books"
+    return settings.BOOKS_ROOT
+
+
 @pytest.fixture(autouse=True)
 def empty_cache():
     """Start every test with an empty cache.

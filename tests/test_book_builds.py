@@ -11,12 +11,7 @@ from chapters.books import views
 from chapters.books.builds import BookKey, build, ready
 from tests.helpers import edit, node, soup
 
-
-@pytest.fixture(autouse=True)
-def books_root(settings, tmp_path):
-    """Keep the test's books in a folder of its own."""
-    settings.BOOKS_ROOT = tmp_path / "books"
-    return settings.BOOKS_ROOT
+pytestmark = pytest.mark.usefixtures("books_root")
 
 
 @pytest.fixture

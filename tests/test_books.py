@@ -14,6 +14,8 @@ from chapters.books.epub import render_epub
 from chapters.books.pdf import _draw_math, render_pdf
 from tests.helpers import edit, node, soup
 
+pytestmark = pytest.mark.usefixtures("books_root")
+
 EPUBCHECK = "/usr/share/java/epubcheck.jar"  # Debian's epubcheck (.ci/run installs it)
 
 BODY = """\
@@ -41,13 +43,6 @@ See [[Chapter Two]], [[Chapter Five]], [the docs](https://example.org/) and a no
 
 [^1]: A footnote.
 """
-
-
-@pytest.fixture(autouse=True)
-def books_root(settings, tmp_path):
-    """Keep the test's books in a folder of its own."""
-    settings.BOOKS_ROOT = tmp_path / "books"
-    return settings.BOOKS_ROOT
 
 
 @pytest.fixture
