@@ -5,9 +5,13 @@ import os
 import re
 import subprocess
 import sys
+from wsgiref.util import setup_testing_defaults
 
+import psycopg
 import pytest
 from django.conf import settings
+from django.core.handlers.wsgi import WSGIHandler
+from django.db import connection
 
 from tests.helpers import run_with_environment
 
@@ -123,6 +127,50 @@ def test_settings_make_sqlite_writers_wait_for_the_write_lock_at_begin():
 
 def test_settings_leave_postgresql_transactions_as_they_are():
     assert database_options("postgres://postgres@127.0.0.1:5432/curriculum") is None
+
+
+@pytest.mark.parametrize(
+    "url", ["sqlite:////tmp/wiki.sqlite3", "postgres://postgres@127.0.0.1:5432/curriculum"]
+)
+def test_settings_keep_database_connections_and_check_them_before_use(url):
+    code = (
+        "from wiki import settings as s; db = s.DATABASES['default']; "
+        "print(db['CONN_MAX_AGE'], db['CONN_HEALTH_CHECKS'])"
+    )
+    assert run_with_environment(code, DJANGO_SECRET_KEY="k", DATABASE_URL=url) == "60 True"
+
+
+def wsgi_get(path):
+    """Answer a GET of ``path`` with Django's WSGI handler, as a server's worker does.
+
+    Unlike the test client, which skips it, the handler closes connections that are too old
+    or unusable at the start and end of each request (``close_old_connections``).
+
+    Returns:
+        The status line and the body.
+    """
+    environ = {"PATH_INFO": path, "HTTP_HOST": "testserver"}
+    setup_testing_defaults(environ)
+    started = []
+    response = WSGIHandler()(environ, lambda status, headers: started.append(status))
+    try:
+        return started[0], b"".join(response)
+    finally:
+        response.close()
+
+
+@pytest.mark.postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_database_connection_closed_between_requests_costs_no_500(small_tree):
+    assert wsgi_get("/")[0] == "200 OK"
+    assert connection.connection is not None  # kept for the next request
+    pid = connection.connection.info.backend_pid
+    with psycopg.connect(**connection.get_connection_params(), autocommit=True) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+    status, body = wsgi_get("/area-b/section-b1/chapter-five/")
+    assert status == "200 OK", body.decode()[:2000]
+    assert "<h1>Chapter Five</h1>" in body.decode()
+    assert connection.connection.info.backend_pid != pid
 
 
 @pytest.mark.parametrize(

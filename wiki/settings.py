@@ -129,10 +129,15 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "wiki.wsgi.application"
 
+# Each process keeps its connection for a minute of requests (conn_max_age), and checks it
+# with a query before the first use in a request (CONN_HEALTH_CHECKS): a connection the
+# database closed meanwhile (a restart, a failover, an idle timeout) is replaced instead of
+# failing that request with a 500.
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
         conn_max_age=60,
+        conn_health_checks=True,
     )
 }
 
