@@ -156,11 +156,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 WIKI_VERSION_NOTIFY = env_flag("WIKI_VERSION_NOTIFY", default=True)
 
 # One cache for every app server when REDIS_URL names a Redis; otherwise each process keeps
-# its own in memory, which is right for one process (bin/serve, the tests).
+# its own in memory, which is right for one process (bin/serve, the tests). A Redis that
+# cannot be reached is a miss with a warning, not a 500 (chapters.caching.backends); it is
+# given a tenth of a second to connect and a fifth to answer (redis-py waits 5 s for each by
+# default, per operation), far more than a Redis on the same network takes.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "chapters.caching.backends.TolerantRedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 0.1, "socket_timeout": 0.2},
+        }
     }
 else:
     # Room for every page of the curriculum and its navigation (about 450 entries; the
