@@ -3,7 +3,7 @@ used here are reserved as top-level slugs (``RESERVED_ROOT_SLUGS`` in models.py)
 
 from django.urls import path, register_converter
 
-from . import feeds, views
+from . import feeds, health, views
 
 
 class NodePathConverter:
@@ -38,5 +38,6 @@ urlpatterns = [
     path("diff/", views.revision_diff, name="diff"),
     path("dashboard/", views.dashboard, name="dashboard"),
     path("links/broken/", views.broken_links, name="broken-links"),
+    path("healthz", health.healthz, name="healthz"),
     path("<nodepath:path>/", views.node_detail, name="node"),
 ]

@@ -3,7 +3,9 @@
 import pytest
 from django.urls import resolve, reverse
 
-from chapters import views
+from chapters import health, views
+from chapters import urls as chapters_urls
+from chapters.models import RESERVED_ROOT_SLUGS
 
 
 @pytest.mark.parametrize(
@@ -11,6 +13,7 @@ from chapters import views
     [
         ("chapters:home", {}, "/", views.home),
         ("chapters:search", {}, "/search/", views.search_results),
+        ("chapters:healthz", {}, "/healthz", health.healthz),
         ("chapters:node", {"path": "ml-systems"}, "/ml-systems/", views.node_detail),
         (
             "chapters:node",
@@ -28,3 +31,8 @@ def test_url_reverses_and_resolves(name, kwargs, path, view):
 
 def test_admin_url_is_not_taken_by_the_wiki():
     assert resolve("/admin/").app_name == "admin"
+
+
+def test_every_first_segment_of_the_wikis_own_urls_is_a_reserved_top_level_slug():
+    first_segments = {str(url.pattern).split("/")[0] for url in chapters_urls.urlpatterns}
+    assert first_segments - {"", "<nodepath:path>"} <= RESERVED_ROOT_SLUGS

@@ -273,6 +273,9 @@ CSRF_COOKIE_SECURE = HTTPS
 SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS") or 31536000) if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 SECURE_HSTS_PRELOAD = HTTPS
+# Load balancers check their servers over plain HTTP: the health check (/healthz,
+# chapters.health) answers there rather than redirect.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 
 BEHIND_PROXY = env_flag("DJANGO_BEHIND_PROXY")
 if BEHIND_PROXY:

@@ -49,7 +49,7 @@ __all__ = [
 RESERVED_ROOT_SLUGS = frozenset(
     {
         "admin", "static", "history", "revisions", "diff", "recent", "feeds", "search",
-        "dashboard", "links", "preview",
+        "dashboard", "links", "preview", "healthz",
     }
 )  # fmt: skip
 
