@@ -3,7 +3,7 @@ used here are reserved as top-level slugs (``RESERVED_ROOT_SLUGS``, chapters/mod
 
 from django.urls import path, register_converter
 
-from . import crawlers, feeds, views
+from . import crawlers, feeds, health, views
 
 
 class NodePathConverter:
@@ -42,5 +42,6 @@ urlpatterns = [
     path("diff/", views.revision_diff, name="diff"),
     path("dashboard/", views.dashboard, name="dashboard"),
     path("links/broken/", views.broken_links, name="broken-links"),
+    path("healthz", health.healthz, name="healthz"),
     path("<nodepath:path>/", views.node_detail, name="node"),
 ]

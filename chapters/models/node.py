@@ -12,6 +12,7 @@ taking it.
 """
 
 from functools import partial
+from urllib.parse import quote
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_unicode_slug
@@ -38,6 +39,8 @@ from .tree import TREE_FIELDS, NodeManager, lock_tree, set_mptt_memory
 
 __all__ = [
     "PATH_MAX_LENGTH",
+    "PATH_URL_MAX_LENGTH",
+    "REQUEST_LINE_MAX_LENGTH",
     "RESERVED_ROOT_SLUGS",
     "REVISION_FIELDS",
     "TITLE_MAX_LENGTH",
@@ -53,11 +56,19 @@ __all__ = [
 RESERVED_ROOT_SLUGS = frozenset(
     {
         "admin", "static", "history", "revisions", "diff", "recent", "feeds", "search",
-        "dashboard", "links", "preview",
+        "dashboard", "links", "preview", "healthz",
     }
 )  # fmt: skip
 
 PATH_MAX_LENGTH = 1000
+
+# Every page's URL must fit in the request line a server accepts, whatever script its slugs
+# are in: gunicorn's limit_request_line at its maximum (wiki/gunicorn.conf.py) holds "HEAD "
+# (GET's is shorter), the longest URL a node has, "/history/<path>/?page=<n>", and
+# " HTTP/1.1". In a URL, the path is UTF-8 and percent-encoded: an ASCII letter takes one
+# byte, a Cyrillic one 6, a Chinese one 9, and one beyond the Basic Multilingual Plane 12.
+REQUEST_LINE_MAX_LENGTH = 8190
+PATH_URL_MAX_LENGTH = REQUEST_LINE_MAX_LENGTH - len("HEAD /history//?page=999999 HTTP/1.1")
 TITLE_MAX_LENGTH = 200
 
 # The fields save() computes, written whatever update_fields says.
@@ -221,7 +232,8 @@ class Node(MPTTModel):
 
         Raises:
             ValidationError: (keyed by field) for the rules of :meth:`check_placement`, or
-                when the node's path or a descendant's would grow longer than the column.
+                when the node's path or a descendant's would grow longer than the column, or
+                longer than ``PATH_URL_MAX_LENGTH`` in a URL.
         """
         siblings = Node.objects.filter(parent=parent).exclude(pk=self.pk)
         self.check_placement(parent, set(siblings.values_list("slug", flat=True)))
@@ -235,6 +247,22 @@ class Node(MPTTModel):
             raise ValidationError(
                 {"parent": f"The page's address would grow past {PATH_MAX_LENGTH} characters."}
             )
+        # Encoded, a character takes at most 12 bytes: the paths are read only when they
+        # could be too long for a URL.
+        if 12 * (depth_gain + longest) > PATH_URL_MAX_LENGTH:
+            tails = [""]
+            if self.pk is not None and self.path:
+                tails += [path[len(self.path) :] for path in subtree.values_list("path", flat=True)]
+            prefix = f"{parent.path}/" if parent is not None else ""
+            encoded = len(quote(prefix + self.slug)) + max(len(quote(tail)) for tail in tails)
+            if encoded > PATH_URL_MAX_LENGTH:
+                raise ValidationError(
+                    {
+                        "slug": f"The page's address would take {encoded:,} bytes in a URL, "
+                        f"past the {PATH_URL_MAX_LENGTH:,} a server accepts (a letter beyond "
+                        "ASCII takes 6 to 12): shorten its slug or its sections' slugs."
+                    }
+                )
 
     def check_placement(self, parent, sibling_slugs):
         """Check the tree's rules for this node under ``parent``, without a query.
