@@ -21,7 +21,7 @@ from gunicorn.app.wsgiapp import WSGIApplication
 from gunicorn.config import ControlSocket
 
 from chapters.models import Node
-from chapters.models.node import PATH_URL_MAX_LENGTH, REQUEST_LINE_MAX_LENGTH
+from chapters.models.rules import PATH_URL_MAX_LENGTH, REQUEST_LINE_MAX_LENGTH
 from tests.test_concurrency import database_url
 from tests.test_models import CHINESE, chinese_sections
 
