@@ -1,9 +1,9 @@
 """The wiki's URLs. Node pages take every path not taken before them; the first segments
-used here are reserved as top-level slugs (``RESERVED_ROOT_SLUGS``, chapters/models/node.py)."""
+used here are reserved as top-level slugs (``RESERVED_ROOT_SLUGS``, chapters/models/rules.py)."""
 
 from django.urls import path, register_converter
 
-from . import crawlers, feeds, views
+from . import crawlers, feeds, health, views
 from .books import views as books
 
 
@@ -43,6 +43,7 @@ urlpatterns = [
     path("diff/", views.revision_diff, name="diff"),
     path("dashboard/", views.dashboard, name="dashboard"),
     path("links/broken/", views.broken_links, name="broken-links"),
+    path("healthz", health.healthz, name="healthz"),
     path("books/<str:format>/", books.book, name="book"),
     path("books/<str:format>/<nodepath:path>/", books.book, name="book-section"),
     path("<nodepath:path>/", views.node_detail, name="node"),
