@@ -1,5 +1,6 @@
 """Helpers for editing the tree and reading it and its pages back in tests."""
 
+import importlib
 import os
 import subprocess
 import sys
@@ -20,6 +21,7 @@ __all__ = [
     "edit",
     "node",
     "page_scripts",
+    "role_user",
     "run_with_environment",
     "soup",
     "toc_outline",
@@ -193,3 +195,30 @@ def run_with_environment(code, **env):
         check=True,
     )
     return result.stdout.strip()
+
+
+def role_user(name, role, **fields):
+    """Create an active staff user in the group ``role`` (Editor, Reviewer or Admin).
+
+    The groups are made by migration ``0013_roles``; a transactional test's flush empties
+    them, so its function makes them again here first (it adds what is missing).
+
+    Args:
+        name: the username; the e-mail address is ``<name>@example.com``.
+        role: the group's name.
+        **fields: other fields of the user.
+
+    Returns:
+        The user, fetched anew (without a cache of permissions).
+    """
+    from django.apps import apps
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    roles = importlib.import_module("chapters.migrations.0013_roles")
+    roles.create_roles(apps, None)
+    user_model = get_user_model()
+    fields = {"is_staff": True, "email": f"{name}@example.com", **fields}
+    user = user_model.objects.create_user(name, **fields)
+    user.groups.add(Group.objects.get(name=role))
+    return user_model.objects.get(pk=user.pk)

@@ -6,9 +6,13 @@
   pages walk;
 - :mod:`.links`: ``Link`` (derived from bodies), ``PathRedirect`` (old paths) and
   ``LinkResolver`` (what a ``[[wiki link]]`` means);
-- :mod:`.version`: ``WikiVersion``, which every cache is keyed by.
+- :mod:`.version`: ``WikiVersion``, which every cache is keyed by;
+- :mod:`.drafts`, :mod:`.review`, :mod:`.watches`: what editing on the site keeps besides
+  the tree (``EditDraft``, ``PendingChange``, ``Watch``), in tables no version trigger
+  watches.
 """
 
+from .drafts import EditDraft
 from .links import Link, LinkResolver, PathRedirect
 from .node import (
     PATH_MAX_LENGTH,
@@ -21,8 +25,10 @@ from .node import (
     refresh_links_into,
     unique_slug,
 )
+from .review import PendingChange
 from .tree import TREE_FIELDS, NodeManager, NodeQuerySet, cache_trees, lock_tree
 from .version import WikiVersion
+from .watches import Watch
 
 __all__ = [
     "PATH_MAX_LENGTH",
@@ -31,12 +37,15 @@ __all__ = [
     "TITLE_MAX_LENGTH",
     "TREE_FIELDS",
     "DeletionFields",
+    "EditDraft",
     "Link",
     "LinkResolver",
     "Node",
     "NodeManager",
     "NodeQuerySet",
     "PathRedirect",
+    "PendingChange",
+    "Watch",
     "WikiVersion",
     "cache_trees",
     "lock_tree",

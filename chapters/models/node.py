@@ -53,7 +53,7 @@ __all__ = [
 RESERVED_ROOT_SLUGS = frozenset(
     {
         "admin", "static", "history", "revisions", "diff", "recent", "feeds", "search",
-        "dashboard", "links", "preview",
+        "dashboard", "links", "preview", "edit", "new", "review", "drafts", "watch",
     }
 )  # fmt: skip
 
@@ -179,6 +179,8 @@ class Node(MPTTModel):
     )
 
     class Meta:
+        # The Reviewer role's permission (chapters.permissions.can_publish).
+        permissions = [("publish_node", "Can publish and unpublish nodes and approve changes")]
         constraints = [
             models.UniqueConstraint(
                 fields=["parent", "slug"],
