@@ -11,8 +11,8 @@ from chapters.permissions import (
     can_edit,
     can_preview,
     can_publish,
-    can_review,
     can_revert,
+    can_review,
     can_watch,
     statuses_for,
 )
