@@ -4,6 +4,8 @@ used here are reserved as top-level slugs (``RESERVED_ROOT_SLUGS``, chapters/mod
 from django.urls import path, register_converter
 
 from . import feeds, views
+from .edit import review as edit_review
+from .edit import views as edit_views
 
 
 class NodePathConverter:
@@ -38,5 +40,15 @@ urlpatterns = [
     path("diff/", views.revision_diff, name="diff"),
     path("dashboard/", views.dashboard, name="dashboard"),
     path("links/broken/", views.broken_links, name="broken-links"),
+    # Editing on the site (chapters.edit).
+    path("edit/titles.json", edit_views.titles, name="titles"),
+    path("edit/<nodepath:path>/", edit_views.edit, name="edit"),
+    path("new/<nodepath:path>/", edit_views.new, name="new"),
+    path("preview/", edit_views.preview, name="preview"),
+    path("drafts/edit/<nodepath:path>/", edit_views.draft, name="draft"),
+    path("drafts/new/<nodepath:path>/", edit_views.draft, {"adding": True}, name="draft-new"),
+    path("review/", edit_review.queue, name="review"),
+    path("review/<int:change_id>/", edit_review.change_detail, name="change"),
+    path("watch/<nodepath:path>/", edit_review.watch, name="watch"),
     path("<nodepath:path>/", views.node_detail, name="node"),
 ]

@@ -113,7 +113,7 @@ def test_permissions_editor_sees_edit_and_revert_and_may_revert(
     client.force_login(user_with(django_user_model, "editor", "change_node", "view_node"))
     page = soup(client.get(node("Chapter One").get_absolute_url()))
     assert page.find("a", class_="edit-link")["href"] == reverse(
-        "admin:chapters_node_change", args=[node("Chapter One").pk]
+        "chapters:edit", args=[node("Chapter One").path]
     )
     buttons = soup(client.get(HISTORY)).find_all("button", string="Revert to this")
     assert [button["form"] for button in buttons] == [f"revert-{old.history_id}"]
