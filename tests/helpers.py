@@ -19,6 +19,7 @@ __all__ = [
     "SMALL_TREE",
     "build_tree",
     "edit",
+    "form_values",
     "node",
     "page_scripts",
     "role_user",
@@ -222,3 +223,28 @@ def role_user(name, role, **fields):
     user = user_model.objects.create_user(name, **fields)
     user.groups.add(Group.objects.get(name=role))
     return user_model.objects.get(pk=user.pk)
+
+
+def form_values(page, form_id):
+    """Return the POST data a browser would send for the form ``form_id`` on a parsed page.
+
+    Text and hidden inputs, the checked radio buttons and checkboxes, textareas (without the
+    line break HTML drops after ``<textarea>``) and the selected option of each select; not
+    the CSRF token nor the submit buttons.
+    """
+    form = page.find("form", id=form_id)
+    data = {}
+    for field in form.find_all("input"):
+        kind = field.get("type", "text")
+        if kind in ("submit", "button", "file") or not field.get("name"):
+            continue
+        if kind in ("radio", "checkbox") and not field.has_attr("checked"):
+            continue
+        data[field["name"]] = field.get("value", "")
+    for area in form.find_all("textarea"):
+        data[area["name"]] = area.get_text().removeprefix("\n")
+    for select in form.find_all("select"):
+        chosen = select.find("option", selected=True)
+        data[select["name"]] = chosen["value"] if chosen else ""
+    data.pop("csrfmiddlewaretoken", None)
+    return data

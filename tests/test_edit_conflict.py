@@ -5,36 +5,15 @@ import pytest
 from django.urls import reverse
 
 from chapters.models import Node
-from tests.helpers import edit, node, soup
+from tests.helpers import edit, form_values, node, soup
 
 BODY = "First paragraph.\n\nSecond paragraph.\n\nThird paragraph."
 
 
 def open_form(client, title):
     """Open the change form of the node titled ``title``; return its POST data."""
-    return form_values(
-        soup(client.get(reverse("admin:chapters_node_change", args=[node(title).pk])))
-    )
-
-
-def form_values(page):
-    """Return the POST data a browser would send for the change form on ``page``, as shown."""
-    form = page.find("form", id="node_form")
-    data = {}
-    for field in form.find_all("input"):
-        kind = field.get("type", "text")
-        if kind in ("submit", "button", "file") or not field.get("name"):
-            continue
-        if kind in ("radio", "checkbox") and not field.has_attr("checked"):
-            continue
-        data[field["name"]] = field.get("value", "")
-    for area in form.find_all("textarea"):
-        data[area["name"]] = area.get_text().removeprefix("\n")
-    for select in form.find_all("select"):
-        chosen = select.find("option", selected=True)
-        data[select["name"]] = chosen["value"] if chosen else ""
-    data.pop("csrfmiddlewaretoken", None)
-    return data
+    page = soup(client.get(reverse("admin:chapters_node_change", args=[node(title).pk])))
+    return form_values(page, "node_form")
 
 
 def change(client, title, data):
@@ -67,7 +46,7 @@ def test_edit_conflict_merges_changes_that_do_not_overlap_and_the_next_save_keep
         "while you were editing it, so your changes have not been saved yet. Their change "
         "(shown below) has been merged with yours: check the result, then save again."
     )
-    merged = form_values(page)
+    merged = form_values(page, "node_form")
     assert merged["body"] == "First, by B.\n\nSecond paragraph.\n\nThird, by A."
     assert merged["parent"] == str(node("Section B1").pk)
     assert node("Chapter One").body == BODY.replace("First paragraph.", "First, by B.")
@@ -102,7 +81,7 @@ def test_edit_conflict_on_the_same_lines_is_shown_side_by_side_and_must_be_resol
         "Editor A's text.",
         "Editor B's text.",
     ]
-    marked = form_values(page)
+    marked = form_values(page, "node_form")
     assert marked["body"] == (
         "<<<<<<< yours\nEditor A's text.\n=======\nEditor B's text.\n>>>>>>> theirs"
     )
@@ -117,7 +96,7 @@ def test_edit_conflict_on_the_same_lines_is_shown_side_by_side_and_must_be_resol
 
     resolved = change(admin_client, "Chapter One", {**marked, "resolve": "0:theirs"})
     assert resolved.status_code == 200
-    chosen = form_values(soup(resolved))
+    chosen = form_values(soup(resolved), "node_form")
     assert chosen["body"] == "Editor B's text."
     chosen["body"] = "Editor B's text, then A's."
     assert change(admin_client, "Chapter One", chosen).status_code == 302
@@ -141,7 +120,7 @@ def test_edit_conflict_on_a_field_asks_to_choose_before_saving(admin_client, sma
         ("radio", "Chapter 2 (B)"),
     ]
     assert not any(c.has_attr("checked") for c in choices)
-    unchosen = form_values(page)
+    unchosen = form_values(page, "node_form")
     assert "title" not in unchosen
     refused = change(admin_client, pk, unchosen)
     assert refused.context["adminform"].form.errors["title"] == ["Choose yours or theirs."]
