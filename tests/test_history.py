@@ -7,6 +7,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from pytest_django.asserts import assertInHTML
 
+from chapters import history
 from chapters.models import Node
 from tests.helpers import SITE_SCRIPTS, SMALL_TREE, edit, node, page_scripts, soup, tree_table
 
@@ -393,3 +394,49 @@ def test_old_revision_resolves_its_wiki_links(client, small_tree):
         "Chapter Two</a>.</p></div>",
         str(page),
     )
+
+
+@pytest.mark.django_db
+def test_revert_asks_for_confirmation_showing_what_will_change(admin_client, small_tree):
+    original = revisions("Chapter One")[0]
+    edit("Chapter One", title="Chapter 1", body="Changed.")
+    url = reverse("chapters:revert", args=[original.history_id])
+    page = soup(admin_client.get(url, {"next": "/history/area-a/section-a1/chapter-one/"}))
+    fields = page.find(class_="diff-fields").tbody.find_all("tr")
+    assert [[cell.get_text() for cell in row.find_all(["th", "td"])] for row in fields] == [
+        ["Title", "Chapter 1", "Chapter One"]
+    ]
+    assert [row.get_text() for row in page.find(class_="diff-body").find_all("tr")] == [
+        "1Changed.",
+        "1This chapter is currently a scaffold.",
+    ]
+    form = page.find("form", class_="revert-confirm")
+    assert (
+        form["method"],
+        form["action"],
+        form.find("input", attrs={"name": "next"})["value"],
+    ) == (
+        "post",
+        url,
+        "/history/area-a/section-a1/chapter-one/",
+    )
+    assert node("Chapter 1").body == "Changed."
+
+
+@pytest.mark.django_db
+def test_revert_to_an_identical_state_writes_no_revision(admin_client, small_tree):
+    edit("Chapter One", body="Changed.")
+    latest = revisions("Chapter One")[0]
+    url = reverse("chapters:revert", args=[latest.history_id])
+    page = soup(admin_client.get(url))
+    assert page.find(class_="nothing-to-revert").get_text() == (
+        "Nothing: the page is already as that revision left it."
+    )
+    assert page.find("form", class_="revert-confirm").button.has_attr("disabled")
+    response = admin_client.post(url, follow=True)
+    assert [str(m) for m in response.context["messages"]] == [
+        "Nothing to revert: the page is already as that revision left it."
+    ]
+    assert [r.history_id for r in revisions("Chapter One")][0] == latest.history_id
+    assert history.revert(node("Chapter One"), latest) == [history.NOTHING_TO_REVERT]
+    assert len(revisions("Chapter One")) == 2
