@@ -9,6 +9,7 @@ from ..models import TITLE_MAX_LENGTH, Node
 from ..navigation import title_paths
 from ..permissions import statuses_for
 from .conflicts import MergingFormMixin
+from .merge import lines
 
 __all__ = ["DecisionForm", "EditForm", "NodePathChoiceField"]
 
@@ -96,6 +97,11 @@ class EditForm(MergingFormMixin):
                 pk__in=node.get_descendants(include_self=True).values("pk")
             )
         parent.required = node.is_chapter
+
+    def clean_body(self):
+        """Return the body with ``\n`` line breaks, as fixtures and imports store them
+        (browsers send a textarea's as ``\r\n``)."""
+        return "\n".join(lines(self.cleaned_data["body"]))
 
     def clean(self):
         """Merge with a newer revision, then check the page with the form's values.

@@ -151,14 +151,14 @@ document.addEventListener("DOMContentLoaded", () => {
   body.after(list);
   body.setAttribute("aria-autocomplete", "list");
   body.setAttribute("aria-controls", list.id);
-  let pages = null;
+  let pages = null; // a promise of the list, fetched once
   let shown = [];
   let active = -1;
-  async function loadPages() {
+  function loadPages() {
     if (pages === null) {
-      pages = [];
-      const response = await fetch(form.dataset.titlesUrl, { credentials: "same-origin" });
-      pages = await response.json();
+      pages = fetch(form.dataset.titlesUrl, { credentials: "same-origin" }).then((response) =>
+        response.ok ? response.json() : [],
+      );
     }
     return pages;
   }
