@@ -3,7 +3,7 @@ used here are reserved as top-level slugs (``RESERVED_ROOT_SLUGS``, chapters/mod
 
 from django.urls import path, register_converter
 
-from . import feeds, views
+from . import crawlers, feeds, views
 from .edit import review as edit_review
 from .edit import views as edit_views
 
@@ -30,6 +30,10 @@ app_name = "chapters"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    # Not slug-like (a dot), so no node's path can take them.
+    path("robots.txt", crawlers.robots_txt, name="robots"),
+    path("sitemap.xml", crawlers.sitemap_xml, name="sitemap"),
+    path("sitemap-<slug:section>.xml", crawlers.sitemap_section, name="sitemap-section"),
     path("search/", views.search_results, name="search"),
     path("recent/", views.recent_changes, name="recent"),
     path("recent/feed/", feeds.RecentChangesFeed(), name="recent-feed"),

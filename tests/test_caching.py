@@ -235,7 +235,7 @@ def test_reader_pages_and_304s_are_answered_before_sessions_as_the_view_answers(
     assert sessions.call_count == csp.call_count == sessions_again.call_count == 0
     assert (kept.status_code, kept.content) == (200, rendered.content)
     assert sorted(kept.headers.items()) == sorted(rendered.headers.items())
-    assert rendered["Vary"] == "Cookie"
+    assert rendered["Vary"] == "Cookie, Accept-Encoding"  # readers' pages are compressed
     assert early.content == b""
     answers = [early]
     for leaving_out in ["ReaderNotModified", "Reader"]:  # then the next one answers

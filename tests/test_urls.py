@@ -3,7 +3,7 @@
 import pytest
 from django.urls import resolve, reverse
 
-from chapters import views
+from chapters import crawlers, views
 
 
 @pytest.mark.parametrize(
@@ -11,6 +11,14 @@ from chapters import views
     [
         ("chapters:home", {}, "/", views.home),
         ("chapters:search", {}, "/search/", views.search_results),
+        ("chapters:robots", {}, "/robots.txt", crawlers.robots_txt),
+        ("chapters:sitemap", {}, "/sitemap.xml", crawlers.sitemap_xml),
+        (
+            "chapters:sitemap-section",
+            {"section": "nodes"},
+            "/sitemap-nodes.xml",
+            crawlers.sitemap_section,
+        ),
         ("chapters:node", {"path": "ml-systems"}, "/ml-systems/", views.node_detail),
         (
             "chapters:node",

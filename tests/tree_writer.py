@@ -9,7 +9,8 @@ saving; reverts nodes to an older revision; imports a curriculum file adding a c
 a section; deletes chapters it added itself and restores some of them (so that the test
 knows exactly which nodes must be left). A write the tree's rules refuse (a move under
 itself, a slug taken meanwhile, a parent gone) is counted, not an error; any other exception
-ends the worker with a traceback and a non-zero status.
+ends the worker with a traceback and a non-zero status. Once the time is up, a worker that
+has not yet made every kind of write makes the missing kinds until it has.
 
 Prints one line of JSON: ``{"kept": [pk, ...], "done": {operation: n}, "refused": n}``,
 ``kept`` being the primary keys of the nodes it added (inserted, imported or restored) and
@@ -109,20 +110,24 @@ def main(worker, seconds):
 
     def delete():
         doomed = [n for n in nodes if n.pk in kept and n.is_chapter]
-        if doomed:
-            chosen = rng.choice(doomed)
-            kept.remove(chosen.pk)
-            nodes.remove(chosen)
-            deleted.append(chosen.pk)
-            chosen.delete()
+        if not doomed:
+            return False
+        chosen = rng.choice(doomed)
+        kept.remove(chosen.pk)
+        nodes.remove(chosen)
+        deleted.append(chosen.pk)
+        chosen.delete()
+        return True
 
     def restore():
-        if deleted:
-            pk = rng.choice(deleted)
-            revision = Node.history.filter(id=pk, history_type="-").first()
-            recovery.restore(revision)
-            deleted.remove(pk)
-            kept.append(pk)
+        if not deleted:
+            return False
+        pk = rng.choice(deleted)
+        revision = Node.history.filter(id=pk, history_type="-").first()
+        recovery.restore(revision)
+        deleted.remove(pk)
+        kept.append(pk)
+        return True
 
     writes = {
         "insert": insert,
@@ -135,14 +140,20 @@ def main(worker, seconds):
         "delete": delete,
         "restore": restore,
     }
-    while time.monotonic() < end:
+    # Random writes until the time is up; then, on a machine so busy that some kind of write
+    # has not come up yet, the missing kinds only, until each has been made once.
+    while time.monotonic() < end or not all(done.values()):
         if number % 20 == 0:
             nodes = read_tree()
         sections = [n for n in nodes if not n.is_chapter]
-        operation = rng.choice(OPERATIONS)
+        missing = [write for write in OPERATIONS if not done[write]]
+        operation = rng.choice(OPERATIONS if time.monotonic() < end else missing)
         try:
-            writes[operation]()
-            done[operation] += 1
+            if writes[operation]() is not False:
+                done[operation] += 1
+            elif time.monotonic() >= end and (operation != "restore" or delete() is False):
+                # What it needs first: a deletion to restore, a chapter of its own to delete.
+                insert()
         except (InvalidMove, ValidationError, CurriculumFileError, Node.DoesNotExist):
             refused += 1
         number += 1

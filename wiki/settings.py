@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.sitemaps",
     "mptt",
     "simple_history",
     "csp",
@@ -96,6 +97,10 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Right after SecurityMiddleware, as WhiteNoise asks: static files skip the rest.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Compresses every response not made for a signed-in user (wiki/compression.py): outside
+    # the reader middleware below, so that readers' kept pages and 304s pass through it, and
+    # inside WhiteNoise, which serves its own compressed copies of static files.
+    "wiki.compression.PublicGZipMiddleware",
     # A reader's conditional GET of a page that has not changed is answered 304 here, before
     # anything else runs (chapters.caching).
     "chapters.caching.middleware.ReaderNotModifiedMiddleware",
@@ -186,6 +191,14 @@ EMAIL_HOST_USER = os.environ.get("DJANGO_EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = os.environ.get("DJANGO_EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_flag("DJANGO_EMAIL_USE_TLS")
 DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL", "wiki@localhost")
+
+# The wiki's name and what it is, told to search engines and link previews in every page's
+# <head> (meta description, Open Graph: chapters/templatetags/metadata.py).
+WIKI_NAME = "Curriculum Wiki"
+WIKI_DESCRIPTION = (
+    "A learning curriculum, from mathematics to ML systems and illustration: "
+    "areas, sections and chapters."
+)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -36,20 +36,25 @@ instead of showing a page an edit has changed, and a reader's page says ``Vary: 
 **Kept pages for readers.** A reader is a GET or HEAD without a session or messages cookie:
 anonymous, with no messages waiting, so their page is the same for every reader. A view
 decorated with :func:`~.pages.cached_page` keeps a reader's page (a 200 that sets no cookie)
-whole in Django's cache under the version of the pages and the path; each process also keeps
+whole in Django's cache under the version of the pages and its URL without the query
+(scheme, host and path: a page names its own absolute URL); each process also keeps
 the last few it read in its own memory (:func:`~.pages.kept_page`). Parts of pages are kept
 under the same version by the modules that build them (``chapters.contents``: the table of
 contents and what each page shows of the tree).
 
 **The two middleware**, in ``MIDDLEWARE`` (``wiki/settings.py``):
 
-- :class:`~.middleware.ReaderNotModifiedMiddleware` right after the security and
-  static-file middleware: a reader's 304 needs neither the session, the user nor the view,
-  and has no body, so nothing after it (not even the CSP) needs to run;
+- :class:`~.middleware.ReaderNotModifiedMiddleware` right after the security, static-file
+  and compression middleware: a reader's 304 needs neither the session, the user nor the
+  view, and has no body, so nothing after it (not even the CSP) needs to run;
 - :class:`~.middleware.ReaderPageMiddleware` after the middleware that set headers on every
   response (CSP, ``Content-Length``, frame options) and before sessions, CSRF,
   authentication, messages, history and axes, which have nothing to do for an anonymous
   GET: it answers with the kept page, the same bytes and headers the view gave.
+
+Both answer inside ``wiki.compression``'s middleware, which compresses kept pages as it does
+rendered ones and gives a reader's 304 the ``Vary: Accept-Encoding`` and weak ETag of the
+compressed page (its ``If-None-Match`` is compared weakly, as RFC 9110 asks for a GET).
 
 **Signed-in users**, staff included, always get a freshly rendered page (it may have their
 "Edit" link or their messages), answered 304 by Django's ``condition`` decorator on the view

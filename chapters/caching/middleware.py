@@ -33,9 +33,9 @@ class ReaderNotModifiedMiddleware:
     A reader's page (:func:`~.validators.is_reader`) is the same for every reader and has the
     same ETag at every path, the version and ``reader``, so whether a reader's copy is current
     needs neither the session, the user nor the view. This middleware comes right after the
-    security and static-file middleware, and nothing after it runs for a 304: it has no body,
-    and a browser keeps the other headers of the page it has (RFC 9111, section 4.3.4), so
-    the CSP and frame options need not be built for it. The preconditions are Django's
+    security, static-file and compression middleware, and nothing after it runs for a 304: it
+    has no body, and a browser keeps the other headers of the page it has (RFC 9111, section
+    4.3.4), so the CSP and frame options need not be built for it. The preconditions are Django's
     ``get_conditional_response`` (RFC 9110, section 13.2.2, as the ``condition`` decorator
     checks them), and the answer has the page's ``ETag``, ``Last-Modified``,
     ``Cache-Control`` and ``Vary``. Any other request goes on down the stack.

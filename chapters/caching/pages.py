@@ -96,8 +96,14 @@ def cached_page(view):
 
 
 def page_key(request):
-    """Return the cache key of the reader's page at ``request``'s path."""
-    return f"page:{hashlib.sha256(request.path.encode()).hexdigest()}"
+    """Return the cache key of the reader's page at ``request``'s URL, without its query.
+
+    The scheme and host are part of it: a page names its own absolute URL (its canonical
+    link and Open Graph tags), built from the request's, so each host in ``ALLOWED_HOSTS``
+    has its own copy, and no page is served to one host naming another.
+    """
+    url = request.build_absolute_uri(request.path)
+    return f"page:{hashlib.sha256(url.encode()).hexdigest()}"
 
 
 def mark_for_readers(response):
