@@ -149,7 +149,7 @@ def _fresh_form(request, node, adding):
 
 def _show(request, node, adding, form):
     """Render the editor with ``form``, its preview, and what the user should know."""
-    page, user = _page(node, adding), request.user
+    user = request.user
     body = form["body"].value() or ""
     rendered = preview_or_error(body, "" if adding else node.pk)
     draft_offer = None
@@ -157,10 +157,10 @@ def _show(request, node, adding, form):
         draft_offer = EditDraft.objects.filter(user=user, node=node, adding=adding).first()
     context = {
         "node": node,
-        "page": page,
         "adding": adding,
         "form": form,
         "ancestors": breadcrumb(node) + ([node] if adding else []),
+        "crumb": {"title": "New chapter"} if adding else node,
         "preview": rendered,
         "draft_offer": draft_offer,
         "draft_url": _draft_url(node, adding),

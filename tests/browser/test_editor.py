@@ -6,6 +6,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from chapters.models import EditDraft, Node, PendingChange
+from tests.browser.test_accessibility import violations
 from tests.helpers import edit, node, role_user
 
 pytestmark = pytest.mark.browser
@@ -155,3 +157,27 @@ def test_pending_change_is_unseen_by_readers_until_a_reviewer_approves_it(browse
 
     reader.reload()
     expect(reader.locator("article div.body")).to_have_text("The better text.")
+
+
+@pytest.mark.parametrize("color_scheme", ["light", "dark"])
+def test_editing_pages_have_no_accessibility_violations(browse, small_tree, color_scheme):
+    edit("Chapter One", status="published", body="One.\n\nTwo.")
+    first = Node.history.filter(id=node("Chapter One").pk).order_by("history_id").first()
+    author, reviewer = role_user("ed", "Editor"), role_user("rev", "Reviewer")
+    change = PendingChange.objects.create(
+        node=node("Chapter One"), base_revision=first.history_id, title="Chapter One",
+        status="published", body="One.\n\nTwo, better.", summary="Clearer", author=author,
+    )  # fmt: skip
+    EditDraft.objects.create(user=reviewer, node=node("Chapter One"), body="Unsaved.")
+    pages = {
+        "editor": EDIT_ONE,
+        "new chapter": "/new/area-a/section-a1/",
+        "review queue": "/review/",
+        "a change": change.get_absolute_url(),
+        "revert": f"/revisions/{first.history_id}/revert/",
+    }
+    found = {}
+    for name, path in pages.items():
+        page = browse(path, color_scheme=color_scheme, user=reviewer)
+        found[name] = violations(page)
+    assert found == {name: [] for name in pages}
