@@ -1,9 +1,9 @@
 """The wiki's URLs. Node pages take every path not taken before them; the first segments
-used here are reserved as top-level slugs (``RESERVED_ROOT_SLUGS``, chapters/models/node.py)."""
+used here are reserved as top-level slugs (``RESERVED_ROOT_SLUGS``, chapters/models/rules.py)."""
 
 from django.urls import path, register_converter
 
-from . import crawlers, feeds, views
+from . import crawlers, feeds, health, views
 from .edit import review as edit_review
 from .edit import views as edit_views
 
@@ -54,5 +54,6 @@ urlpatterns = [
     path("review/", edit_review.queue, name="review"),
     path("review/<int:change_id>/", edit_review.change_detail, name="change"),
     path("watch/<nodepath:path>/", edit_review.watch, name="watch"),
+    path("healthz", health.healthz, name="healthz"),
     path("<nodepath:path>/", views.node_detail, name="node"),
 ]

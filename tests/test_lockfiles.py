@@ -105,6 +105,7 @@ def test_production_lock_holds_no_test_tool():
         "playwright",
         "pytest",
         "pytest-django",
+        "pytest-randomly",
         "ruff",
     }
     assert sorted(test_tools & read_lock("requirements.txt").keys()) == []

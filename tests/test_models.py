@@ -296,6 +296,44 @@ def test_node_move_that_makes_a_path_too_long_is_refused(small_tree):
     assert tree_table() == before
 
 
+# A Chinese letter: three bytes in UTF-8, so nine in a URL ("%E8%B7%AF").
+CHINESE = "路"
+
+
+def chinese_sections(levels=9):
+    """Create ``levels`` sections under one another, each with a slug of 100 Chinese letters
+    (the longest a slug may be); return the deepest. Nine make a path of 908 characters,
+    8,108 bytes in a URL."""
+    parent = None
+    for _ in range(levels):
+        parent = make("Level", parent, slug=CHINESE * 100)
+    return parent
+
+
+@pytest.mark.django_db
+def test_node_clean_refuses_a_path_too_long_for_a_url():
+    deepest = chinese_sections()
+    assert len(quote(deepest.path)) == 8108
+    Node(title="Chapter", slug=CHINESE * 5, parent=deepest).full_clean()  # 8,154: the longest
+    with pytest.raises(ValidationError) as error:
+        Node(title="Chapter", slug=CHINESE * 6, parent=deepest).full_clean()
+    assert error.value.message_dict["slug"] == [
+        "The page's address would take 8,163 bytes in a URL, past the 8,154 a server accepts "
+        "(a letter beyond ASCII takes 6 to 12): shorten its slug or its sections' slugs."
+    ]
+
+
+@pytest.mark.django_db
+def test_node_move_that_makes_a_descendants_url_too_long_is_refused():
+    deepest = chinese_sections()
+    section = make("节", make("Area"))
+    make("Chapter", section, kind=Node.Kind.CHAPTER, slug=CHINESE * 5)
+    before = tree_table()
+    with pytest.raises(InvalidMove, match="would take 8,164 bytes in a URL"):
+        node("节").move_to(deepest, "last-child")
+    assert tree_table() == before
+
+
 @pytest.mark.django_db
 def test_node_clean_refuses_a_body_nested_too_deeply(small_tree):
     chapter = node("Chapter One")

@@ -2,11 +2,16 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
+from wsgiref.util import setup_testing_defaults
 
+import psycopg
 import pytest
 from django.conf import settings
+from django.core.handlers.wsgi import WSGIHandler
+from django.db import connection
 
 from tests.helpers import run_with_environment
 
@@ -125,6 +130,50 @@ def test_settings_leave_postgresql_transactions_as_they_are():
 
 
 @pytest.mark.parametrize(
+    "url", ["sqlite:////tmp/wiki.sqlite3", "postgres://postgres@127.0.0.1:5432/curriculum"]
+)
+def test_settings_keep_database_connections_and_check_them_before_use(url):
+    code = (
+        "from wiki import settings as s; db = s.DATABASES['default']; "
+        "print(db['CONN_MAX_AGE'], db['CONN_HEALTH_CHECKS'])"
+    )
+    assert run_with_environment(code, DJANGO_SECRET_KEY="k", DATABASE_URL=url) == "60 True"
+
+
+def wsgi_get(path):
+    """Answer a GET of ``path`` with Django's WSGI handler, as a server's worker does.
+
+    Unlike the test client, which skips it, the handler closes connections that are too old
+    or unusable at the start and end of each request (``close_old_connections``).
+
+    Returns:
+        The status line and the body.
+    """
+    environ = {"PATH_INFO": path, "HTTP_HOST": "testserver"}
+    setup_testing_defaults(environ)
+    started = []
+    response = WSGIHandler()(environ, lambda status, headers: started.append(status))
+    try:
+        return started[0], b"".join(response)
+    finally:
+        response.close()
+
+
+@pytest.mark.postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_database_connection_closed_between_requests_costs_no_500(small_tree):
+    assert wsgi_get("/")[0] == "200 OK"
+    assert connection.connection is not None  # kept for the next request
+    pid = connection.connection.info.backend_pid
+    with psycopg.connect(**connection.get_connection_params(), autocommit=True) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+    status, body = wsgi_get("/area-b/section-b1/chapter-five/")
+    assert status == "200 OK", body.decode()[:2000]
+    assert "<h1>Chapter Five</h1>" in body.decode()
+    assert connection.connection.info.backend_pid != pid
+
+
+@pytest.mark.parametrize(
     ("value", "expected"),
     [(None, "True"), ("1", "True"), ("true", "True"), ("0", "False"), ("false", "False"),
      ("off", "False"), ("no", "False")],
@@ -134,3 +183,68 @@ def test_settings_read_wiki_version_notify_as_a_flag(value, expected):
     unset = "" if env else "import os; os.environ.pop('WIKI_VERSION_NOTIFY', None); "
     code = f"{unset}from wiki import settings; print(settings.WIKI_VERSION_NOTIFY)"
     assert run_with_environment(code, DJANGO_SECRET_KEY="k", **env) == expected
+
+
+# A fresh process with the project's settings serves one request to a view that raises; it
+# prints the status, and logs a warning and an info line of its own under "chapters".
+SERVE_A_FAILING_VIEW = """
+import logging, os, types
+os.environ["DJANGO_SETTINGS_MODULE"] = "wiki.settings"
+import django
+django.setup()
+from django.test import Client, override_settings
+from django.urls import path
+
+def fail(request):
+    raise RuntimeError("the view failed")
+
+urls = types.ModuleType("urls")
+urls.urlpatterns = [path("fail/", fail)]
+with override_settings(ROOT_URLCONF=urls):
+    response = Client(raise_request_exception=False).get("/fail/", HTTP_HOST="localhost")
+logging.getLogger("chapters.anything").warning("a warning of ours")
+logging.getLogger("chapters.anything").info("an info line of ours")
+print(response.status_code)
+"""
+
+# The start of a log line: the time (logging's asctime), the level and the logger.
+LOG_LINE = r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} "
+
+
+def serve_a_failing_view(**env):
+    """Run ``SERVE_A_FAILING_VIEW`` with only ``env`` of the project's variables; return it."""
+    clean = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("DJANGO_", "DATABASE_URL", "REDIS_URL"))
+    }
+    return subprocess.run(
+        [sys.executable, "-c", SERVE_A_FAILING_VIEW],
+        cwd=settings.BASE_DIR,
+        env={**clean, "DJANGO_SECRET_KEY": "k", **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+
+def test_settings_log_tracebacks_of_500s_and_our_warnings_to_stderr_with_debug_off():
+    result = serve_a_failing_view()
+    assert result.stdout == "500\n"
+    assert re.search(
+        LOG_LINE + r"ERROR django\.request: Internal Server Error: /fail/\n"
+        r"Traceback \(most recent call last\):\n(.*\n)*RuntimeError: the view failed\n",
+        result.stderr,
+        re.MULTILINE,
+    ), result.stderr
+    assert re.search(
+        LOG_LINE + "WARNING chapters.anything: a warning of ours$", result.stderr, re.M
+    )
+    assert "an info line of ours" not in result.stderr
+    assert result.stderr.count("Traceback") == 1
+
+
+def test_settings_print_each_traceback_once_with_debug_on():
+    result = serve_a_failing_view(DJANGO_DEBUG="1")
+    assert result.stdout == "500\n"
+    assert result.stderr.count("RuntimeError: the view failed") == 1

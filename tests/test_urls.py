@@ -1,9 +1,13 @@
 """Every URL reverses to the path it is served at, and resolves to its view."""
 
+import re
+
 import pytest
 from django.urls import resolve, reverse
 
-from chapters import crawlers, views
+from chapters import crawlers, health, views
+from chapters import urls as chapters_urls
+from chapters.models import RESERVED_ROOT_SLUGS
 
 
 @pytest.mark.parametrize(
@@ -19,6 +23,7 @@ from chapters import crawlers, views
             "/sitemap-nodes.xml",
             crawlers.sitemap_section,
         ),
+        ("chapters:healthz", {}, "/healthz", health.healthz),
         ("chapters:node", {"path": "ml-systems"}, "/ml-systems/", views.node_detail),
         (
             "chapters:node",
@@ -36,3 +41,11 @@ def test_url_reverses_and_resolves(name, kwargs, path, view):
 
 def test_admin_url_is_not_taken_by_the_wiki():
     assert resolve("/admin/").app_name == "admin"
+
+
+def test_every_first_segment_of_the_wikis_own_urls_is_a_reserved_top_level_slug():
+    first_segments = {str(url.pattern).split("/")[0] for url in chapters_urls.urlpatterns}
+    # Segments no slug can be ("robots.txt", "sitemap-<slug:section>.xml") need no reserving.
+    could_be_slugs = {segment for segment in first_segments if re.fullmatch(r"[-\w]+", segment)}
+    assert could_be_slugs <= RESERVED_ROOT_SLUGS
+    assert {"search", "healthz", "history"} <= could_be_slugs

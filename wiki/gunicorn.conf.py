@@ -11,10 +11,45 @@ Read by ``gunicorn -c wiki/gunicorn.conf.py``; each name is one of gunicorn's se
 
 import multiprocessing
 import os
+import re
+from pathlib import Path
+
+from gunicorn.config import ControlSocket
 
 wsgi_app = "wiki.wsgi:application"
 bind = [os.environ.get("GUNICORN_BIND") or "127.0.0.1:8000"]
 workers = int(os.environ.get("WEB_CONCURRENCY") or 2 * multiprocessing.cpu_count() + 1)
+
+# gunicorn (since 25.1) listens for gunicornc's commands (workers' status, more or fewer
+# workers, reload, shutdown) on a Unix socket at one path per user by default,
+# $XDG_RUNTIME_DIR/gunicorn.ctl or ~/.gunicorn/gunicorn.ctl, and a gunicorn that starts
+# replaces the socket there: every gunicorn of the user on the host would share it, and
+# gunicornc would command whichever started last. Each instance gets its own (below).
+# It is kept rather than turned off as a way to look into a running server.
+
+
+def on_starting(server):
+    """Give this gunicorn a control socket of its own, named after the addresses it binds.
+
+    No two running instances bind the same address. The socket is in gunicorn's folder for
+    them (a checkout's folder may not be writable by the server's user, and a Unix socket's
+    path is limited to 107 bytes). The addresses are gunicorn's final ones, from
+    ``GUNICORN_BIND`` or ``--bind``. A path given with ``--control-socket`` is kept;
+    ``--no-control-socket`` turns it off.
+
+    Args:
+        server: gunicorn's arbiter, whose settings are read and changed.
+    """
+    if server.cfg.control_socket == ControlSocket.default:
+        name = re.sub(r"[^A-Za-z0-9.]+", "-", "-".join(server.cfg.bind)).strip("-")
+        default = Path(ControlSocket.default)
+        server.cfg.set("control_socket", str(default.with_name(f"gunicorn-{name}.ctl")))
+
+
+# A request line may be as long as gunicorn allows (its default is 4094 bytes): a page's URL
+# in a script other than Latin takes up to 12 bytes a letter, and the model keeps every
+# page's URL within this (chapters.models.node.REQUEST_LINE_MAX_LENGTH).
+limit_request_line = 8190
 
 # A request that takes longer than this is stuck: its worker is killed and replaced. On a
 # restart (SIGHUP, SIGTERM), workers get as long to finish the requests they have.

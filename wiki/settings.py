@@ -140,10 +140,15 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "wiki.wsgi.application"
 
+# Each process keeps its connection for a minute of requests (conn_max_age), and checks it
+# with a query before the first use in a request (CONN_HEALTH_CHECKS): a connection the
+# database closed meanwhile (a restart, a failover, an idle timeout) is replaced instead of
+# failing that request with a 500.
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
         conn_max_age=60,
+        conn_health_checks=True,
     )
 }
 
@@ -162,11 +167,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 WIKI_VERSION_NOTIFY = env_flag("WIKI_VERSION_NOTIFY", default=True)
 
 # One cache for every app server when REDIS_URL names a Redis; otherwise each process keeps
-# its own in memory, which is right for one process (bin/serve, the tests).
+# its own in memory, which is right for one process (bin/serve, the tests). A Redis that
+# cannot be reached is a miss with a warning, not a 500 (chapters.caching.backends); it is
+# given a tenth of a second to connect and a fifth to answer (redis-py waits 5 s for each by
+# default, per operation), far more than a Redis on the same network takes.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "chapters.caching.backends.TolerantRedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 0.1, "socket_timeout": 0.2},
+        }
     }
 else:
     # Room for every page of the curriculum and its navigation (about 450 entries; the
@@ -177,6 +189,35 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 1000},
         }
     }
+
+# Errors are visible where the process manager keeps the server's output: with debug off, the
+# traceback of every 500 (logged by Django's "django.request" at ERROR) goes to standard
+# error, as do the warnings of our own modules (the "chapters" loggers, e.g. a cache that
+# cannot be reached). With debug on, Django's own console handler shows requests' errors
+# already, so the "errors" handler stays quiet there rather than print them twice. Each line
+# has the time, the level and the logger's name. Records still propagate up (the tests'
+# log capture sees them); the root logger has no handler of its own, so nothing prints twice.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"require_debug_false": {"()": "django.utils.log.RequireDebugFalse"}},
+    "formatters": {
+        "timed": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"},
+    },
+    "handlers": {
+        "stderr": {"class": "logging.StreamHandler", "formatter": "timed"},
+        "errors": {
+            "class": "logging.StreamHandler",
+            "formatter": "timed",
+            "level": "ERROR",
+            "filters": ["require_debug_false"],
+        },
+    },
+    "loggers": {
+        "django.request": {"handlers": ["errors"]},
+        "chapters": {"handlers": ["stderr"], "level": "WARNING"},
+    },
+}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -263,6 +304,9 @@ CSRF_COOKIE_SECURE = HTTPS
 SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS") or 31536000) if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 SECURE_HSTS_PRELOAD = HTTPS
+# Load balancers check their servers over plain HTTP: the health check (/healthz,
+# chapters.health) answers there rather than redirect.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 
 BEHIND_PROXY = env_flag("DJANGO_BEHIND_PROXY")
 if BEHIND_PROXY:

@@ -61,10 +61,14 @@ compressed page (its ``If-None-Match`` is compared weakly, as RFC 9110 asks for 
 when their ETag matches, and never kept; with messages waiting, a page has no validators and
 is always rendered.
 
+**A Redis that cannot be reached** is a cache that holds nothing, with a warning in the log
+(:mod:`~.backends`, the backend ``REDIS_URL`` selects): pages are rendered, not refused.
+
 The modules: :mod:`~.validators` (the version of the pages, the viewer, ETag and
 Last-Modified), :mod:`~.pages` (``cached_page`` and kept pages), :mod:`~.middleware` (the
-two middleware) and :mod:`~.version_watch` (each process's version, kept by PostgreSQL's
-notifications).
+two middleware), :mod:`~.version_watch` (each process's version, kept by PostgreSQL's
+notifications) and :mod:`~.backends` (the Redis backend that answers a miss when Redis is
+down).
 """
 
 from .middleware import ReaderNotModifiedMiddleware, ReaderPageMiddleware

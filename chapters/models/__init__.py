@@ -2,6 +2,7 @@
 
 - :mod:`.node`: ``Node`` (a section or a chapter) and the derived fields its ``save()``
   keeps right;
+- :mod:`.rules`: the rules a node keeps, where it stands and what its fields hold;
 - :mod:`.tree`: the tree's lock, querysets, manager and check, and the in-memory trees that
   pages walk;
 - :mod:`.links`: ``Link`` (derived from bodies), ``PathRedirect`` (old paths) and
@@ -14,24 +15,23 @@
 
 from .drafts import EditDraft
 from .links import Link, LinkResolver, PathRedirect
-from .node import (
+from .node import REVISION_FIELDS, DeletionFields, Node, mend_broken_links, refresh_links_into
+from .review import PendingChange
+from .rules import (
     PATH_MAX_LENGTH,
+    PATH_URL_MAX_LENGTH,
     RESERVED_ROOT_SLUGS,
-    REVISION_FIELDS,
     TITLE_MAX_LENGTH,
-    DeletionFields,
-    Node,
-    mend_broken_links,
-    refresh_links_into,
+    NodeRules,
     unique_slug,
 )
-from .review import PendingChange
 from .tree import TREE_FIELDS, NodeManager, NodeQuerySet, cache_trees, lock_tree
 from .version import WikiVersion
 from .watches import Watch
 
 __all__ = [
     "PATH_MAX_LENGTH",
+    "PATH_URL_MAX_LENGTH",
     "RESERVED_ROOT_SLUGS",
     "REVISION_FIELDS",
     "TITLE_MAX_LENGTH",
@@ -43,6 +43,7 @@ __all__ = [
     "Node",
     "NodeManager",
     "NodeQuerySet",
+    "NodeRules",
     "PathRedirect",
     "PendingChange",
     "Watch",

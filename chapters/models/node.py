@@ -14,13 +14,11 @@ taking it.
 from functools import partial
 
 from django.core.exceptions import ValidationError
-from django.core.validators import validate_unicode_slug
 from django.db import models, transaction
-from django.db.models import Max, Q, Value
-from django.db.models.functions import Concat, Length, Substr
+from django.db.models import Max, Value
+from django.db.models.functions import Concat, Substr
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.text import slugify
 from mptt.models import MPTTModel, TreeForeignKey
 from simple_history.models import HistoricalRecords
 
@@ -29,36 +27,21 @@ from chapters.markdown import (
     MarkdownError,
     html_to_text,
     internal_paths,
-    render_markdown,
     render_markdown_with_headings,
 )
 
 from .links import Link, LinkResolver, PathRedirect
+from .rules import PATH_MAX_LENGTH, RESERVED_ROOT_SLUGS, TITLE_MAX_LENGTH, NodeRules
 from .tree import TREE_FIELDS, NodeManager, lock_tree, set_mptt_memory
 
 __all__ = [
-    "PATH_MAX_LENGTH",
-    "RESERVED_ROOT_SLUGS",
     "REVISION_FIELDS",
-    "TITLE_MAX_LENGTH",
     "DeletionFields",
     "Node",
     "mend_broken_links",
+    "path_links",
     "refresh_links_into",
-    "unique_slug",
 ]
-
-# First path segments that belong to other URLs of the project (see wiki/urls.py and
-# chapters/urls.py): a top-level node with one of these slugs could never be reached.
-RESERVED_ROOT_SLUGS = frozenset(
-    {
-        "admin", "static", "history", "revisions", "diff", "recent", "feeds", "search",
-        "dashboard", "links", "preview", "edit", "new", "review", "drafts", "watch",
-    }
-)  # fmt: skip
-
-PATH_MAX_LENGTH = 1000
-TITLE_MAX_LENGTH = 200
 
 # The fields save() computes, written whatever update_fields says.
 DERIVED_FIELDS = ("slug", "path", "body_html", "body_text", "headings", "updated")
@@ -68,28 +51,6 @@ PLACEMENT_FIELDS = ("kind", "title", "path")
 
 # The fields a revision records and a revert restores; the tree's own fields are left out.
 REVISION_FIELDS = ("title", "slug", "kind", "status", "parent_id", "body")
-
-
-def unique_slug(title, taken, fallback):
-    """Return a slug for ``title`` that is not in ``taken``.
-
-    Django's ``slugify`` with ``allow_unicode`` keeps letters of any script, so a title in
-    Cyrillic or Chinese keeps its words and still works in a URL; a title of only punctuation
-    gets ``fallback``. While the slug is taken, "-2", "-3", ... is appended.
-
-    Args:
-        title: the node's title.
-        taken: the slugs the node's siblings already use (any container).
-        fallback: the slug to use when the title has no letters or digits.
-
-    Returns:
-        A non-empty slug of at most 100 characters.
-    """
-    base = slugify(title, allow_unicode=True)[:90].strip("-_") or fallback
-    slug, number = base, 2
-    while slug in taken:
-        slug, number = f"{base}-{number}", number + 1
-    return slug
 
 
 class DeletionFields(models.Model):
@@ -122,7 +83,7 @@ class DeletionFields(models.Model):
         abstract = True
 
 
-class Node(MPTTModel):
+class Node(NodeRules, MPTTModel):
     """A section or a chapter of the curriculum.
 
     Siblings are ordered by their place in the tree, which only the tree sets (there is no
@@ -214,169 +175,6 @@ class Node(MPTTModel):
     def is_chapter(self):
         """Return True for a chapter, False for a section."""
         return self.kind == self.Kind.CHAPTER
-
-    def validate_placement(self, parent):
-        """Check that this node may live under ``parent``, asking the database about siblings.
-
-        Args:
-            parent: the prospective parent node, or None for the top level.
-
-        Raises:
-            ValidationError: (keyed by field) for the rules of :meth:`check_placement`, or
-                when the node's path or a descendant's would grow longer than the column.
-        """
-        siblings = Node.objects.filter(parent=parent).exclude(pk=self.pk)
-        self.check_placement(parent, set(siblings.values_list("slug", flat=True)))
-        depth_gain = len(parent.path) + 1 if parent is not None else 0
-        longest = len(self.slug)
-        if self.pk is not None and self.path:
-            subtree = Node.objects.filter(Q(pk=self.pk) | Q(path__startswith=f"{self.path}/"))
-            stored = subtree.aggregate(longest=Max(Length("path")))["longest"] or len(self.path)
-            longest += stored - len(self.path)
-        if depth_gain + longest > PATH_MAX_LENGTH:
-            raise ValidationError(
-                {"parent": f"The page's address would grow past {PATH_MAX_LENGTH} characters."}
-            )
-
-    def check_placement(self, parent, sibling_slugs):
-        """Check the tree's rules for this node under ``parent``, without a query.
-
-        Args:
-            parent: the prospective parent node, or None for the top level.
-            sibling_slugs: the slugs of the other children of ``parent``.
-
-        Raises:
-            ValidationError: (keyed by field) when ``parent`` is this node or one of its
-                descendants, when ``parent`` is a chapter, when this node is a chapter and
-                ``parent`` is None, when a top-level slug is reserved, or when a sibling
-                already has this slug.
-        """
-        if parent is not None and parent.is_descendant_of(self, include_self=True):
-            raise ValidationError(
-                {"parent": "A node cannot be moved under itself or one of its descendants."}
-            )
-        if parent is not None and parent.is_chapter:
-            raise ValidationError(
-                {"parent": f"“{parent.title}” is a chapter; chapters cannot have children."}
-            )
-        if parent is None and self.is_chapter:
-            raise ValidationError({"parent": "A chapter must belong to a section."})
-        if parent is None and self.slug in RESERVED_ROOT_SLUGS:
-            raise ValidationError({"slug": f"“{self.slug}” is reserved for the site's own URLs."})
-        if self.slug and self.slug in sibling_slugs:
-            raise ValidationError({"slug": f"A sibling already uses the slug “{self.slug}”."})
-
-    def clean(self):
-        """Validate the node as the admin's form sees it.
-
-        Raises:
-            ValidationError: the title is blank, the title or body is too long, the body
-                cannot be rendered, or the tree's rules refuse the node where it is (see
-                :meth:`validate_in_tree`).
-        """
-        if not self.title.strip():
-            raise ValidationError({"title": "The title cannot be blank."})
-        self.check_lengths()
-        try:
-            render_markdown(self.body)
-        except MarkdownError as error:
-            raise ValidationError({"body": str(error)}) from error
-        self.fill_slug()
-        self.validate_in_tree()
-
-    def validate_in_tree(self):
-        """Check the tree's rules for this node where it is about to be saved.
-
-        Called by :meth:`save` after :func:`lock_tree` and :meth:`refresh_tree_fields`, so
-        that it sees the tree as the save will change it: the rules of
-        :meth:`validate_placement` under the node's parent, and that a chapter has no
-        children.
-
-        Raises:
-            ValidationError: (keyed by field) the node may not be saved where it is.
-        """
-        self.validate_placement(self.parent if self.parent_id is not None else None)
-        stored = self.pk is not None and not self._state.adding
-        if self.is_chapter and stored and Node.objects.filter(parent_id=self.pk).exists():
-            raise ValidationError({"kind": "This node has children, so it must stay a section."})
-
-    def field_problems(self, updated_as_written=None):
-        """Return what is wrong with the node's own fields, each checked alone.
-
-        The checks every row must pass before it is stored, whoever writes it: a curriculum
-        file (``chapters.curriculum_file``) or a fixture (the ``loaddata`` command), which
-        both bypass the admin's form; ``Node.objects.check_tree()`` applies them to stored
-        nodes. The tree's rules, which need the other nodes, are :meth:`validate_placement`;
-        whether the body can be rendered is known by rendering it. Deferred fields are not
-        read.
-
-        Args:
-            updated_as_written: ``updated`` as the source wrote it, quoted in the message
-                about a date without a timezone; by default its ISO 8601 form.
-
-        Returns:
-            A list of sentences, in lower case and ending with a full stop, in this order:
-            text fields holding a NUL or a lone surrogate (no database stores them), a blank
-            title, a title or slug longer than its column, a slug that is not a slug, a kind
-            or status that is not a choice, a date without a timezone. Empty when all is well.
-        """
-        read = {"body", "kind", "path", "slug", "status", "title"} - self.get_deferred_fields()
-        problems = [
-            f"“{field}” holds a NUL or a lone surrogate, which no database stores."
-            for field in sorted(read)
-            if any(c == "\x00" or "\ud800" <= c <= "\udfff" for c in getattr(self, field))
-        ]
-        if not self.title.strip():
-            problems.append("the title is blank.")
-        for field in ("title", "slug"):
-            length, limit = len(getattr(self, field)), self._meta.get_field(field).max_length
-            if length > limit:
-                problems.append(f"the {field} is {length} characters long; the limit is {limit}.")
-        try:
-            validate_unicode_slug(self.slug)
-        except ValidationError:
-            problems.append(f"the slug “{self.slug}” is not a slug (letters, digits, “-” or “_”).")
-        for field, choices in (("kind", self.Kind), ("status", self.Status)):
-            value = getattr(self, field)
-            if value not in choices.values:
-                problems.append(f"the {field} “{value}” is not one of {', '.join(choices.values)}.")
-        if self.updated is not None and timezone.is_naive(self.updated):
-            written = updated_as_written or self.updated.isoformat()
-            problems.append(f"“updated” “{written}” has no timezone (end it with Z or +00:00).")
-        return problems
-
-    def check_lengths(self):
-        """Refuse a title or body longer than allowed, the same on every database.
-
-        SQLite does not enforce a column's length, and PostgreSQL enforces the title's only
-        with a database error; this check comes first on both.
-
-        Raises:
-            ValidationError: (keyed by field) the title is longer than ``TITLE_MAX_LENGTH``
-                or the body longer than ``BODY_MAX_LENGTH`` characters.
-        """
-        errors = {}
-        for field, limit in (("title", TITLE_MAX_LENGTH), ("body", BODY_MAX_LENGTH)):
-            length = len(getattr(self, field))
-            if length > limit:
-                errors[field] = (
-                    f"Ensure this value has at most {limit:,} characters (it has {length:,})."
-                )
-        if errors:
-            raise ValidationError(errors)
-
-    def fill_slug(self):
-        """Give the node a slug made from its title, unique among its siblings, if it has none.
-
-        See :func:`unique_slug`; a title of only punctuation gets the node's kind ("chapter").
-        """
-        if self.slug:
-            return
-        siblings = Node.objects.filter(parent_id=self.parent_id).exclude(pk=self.pk)
-        taken = set(siblings.values_list("slug", flat=True))
-        if self.parent_id is None:
-            taken |= RESERVED_ROOT_SLUGS
-        self.slug = unique_slug(self.title, taken, fallback=self.kind)
 
     @transaction.atomic
     def save(self, *args, **kwargs):

@@ -1,0 +1,257 @@
+"""The rules a node keeps: where it may stand in the tree, and what its fields may hold.
+
+``Node`` (:mod:`.node`) takes them from :class:`NodeRules`. Its ``save()`` checks them under
+the tree's lock (:meth:`NodeRules.validate_in_tree`); the admin's form through ``clean()``;
+curriculum files, fixtures and ``check_tree()`` through :meth:`NodeRules.field_problems` and
+:meth:`NodeRules.check_placement`.
+"""
+
+from urllib.parse import quote
+
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_unicode_slug
+from django.db.models import Max, Q
+from django.db.models.functions import Length
+from django.utils import timezone
+from django.utils.text import slugify
+
+from chapters.markdown import BODY_MAX_LENGTH, MarkdownError, render_markdown
+
+__all__ = [
+    "PATH_MAX_LENGTH",
+    "PATH_URL_MAX_LENGTH",
+    "REQUEST_LINE_MAX_LENGTH",
+    "RESERVED_ROOT_SLUGS",
+    "TITLE_MAX_LENGTH",
+    "NodeRules",
+    "unique_slug",
+]
+
+# First path segments that belong to other URLs of the project (see wiki/urls.py and
+# chapters/urls.py): a top-level node with one of these slugs could never be reached.
+RESERVED_ROOT_SLUGS = frozenset(
+    {
+        "admin", "static", "history", "revisions", "diff", "recent", "feeds", "search",
+        "dashboard", "links", "preview", "healthz", "edit", "new", "review", "drafts", "watch",
+    }
+)  # fmt: skip
+
+PATH_MAX_LENGTH = 1000
+
+# Every page's URL must fit in the request line a server accepts, whatever script its slugs
+# are in: gunicorn's limit_request_line at its maximum (wiki/gunicorn.conf.py) holds "HEAD "
+# (GET's is shorter), the longest URL a node has, "/history/<path>/?page=<n>", and
+# " HTTP/1.1". In a URL, the path is UTF-8 and percent-encoded: an ASCII letter takes one
+# byte, a Cyrillic one 6, a Chinese one 9, and one beyond the Basic Multilingual Plane 12.
+REQUEST_LINE_MAX_LENGTH = 8190
+PATH_URL_MAX_LENGTH = REQUEST_LINE_MAX_LENGTH - len("HEAD /history//?page=999999 HTTP/1.1")
+TITLE_MAX_LENGTH = 200
+
+
+def unique_slug(title, taken, fallback):
+    """Return a slug for ``title`` that is not in ``taken``.
+
+    Django's ``slugify`` with ``allow_unicode`` keeps letters of any script, so a title in
+    Cyrillic or Chinese keeps its words and still works in a URL; a title of only punctuation
+    gets ``fallback``. While the slug is taken, "-2", "-3", ... is appended.
+
+    Args:
+        title: the node's title.
+        taken: the slugs the node's siblings already use (any container).
+        fallback: the slug to use when the title has no letters or digits.
+
+    Returns:
+        A non-empty slug of at most 100 characters.
+    """
+    base = slugify(title, allow_unicode=True)[:90].strip("-_") or fallback
+    slug, number = base, 2
+    while slug in taken:
+        slug, number = f"{base}-{number}", number + 1
+    return slug
+
+
+class NodeRules:
+    """The checks of a node's place in the tree and of its own fields; a mixin of ``Node``.
+
+    They read the other nodes through the node's own model (``type(self).objects``).
+    """
+
+    def validate_placement(self, parent):
+        """Check that this node may live under ``parent``, asking the database about siblings.
+
+        Args:
+            parent: the prospective parent node, or None for the top level.
+
+        Raises:
+            ValidationError: (keyed by field) for the rules of :meth:`check_placement`, or
+                when the node's path or a descendant's would grow longer than the column, or
+                longer than ``PATH_URL_MAX_LENGTH`` in a URL.
+        """
+        siblings = type(self).objects.filter(parent=parent).exclude(pk=self.pk)
+        self.check_placement(parent, set(siblings.values_list("slug", flat=True)))
+        depth_gain = len(parent.path) + 1 if parent is not None else 0
+        longest = len(self.slug)
+        if self.pk is not None and self.path:
+            subtree = type(self).objects.filter(Q(pk=self.pk) | Q(path__startswith=f"{self.path}/"))
+            stored = subtree.aggregate(longest=Max(Length("path")))["longest"] or len(self.path)
+            longest += stored - len(self.path)
+        if depth_gain + longest > PATH_MAX_LENGTH:
+            raise ValidationError(
+                {"parent": f"The page's address would grow past {PATH_MAX_LENGTH} characters."}
+            )
+        # Encoded, a character takes at most 12 bytes: the paths are read only when they
+        # could be too long for a URL.
+        if 12 * (depth_gain + longest) > PATH_URL_MAX_LENGTH:
+            tails = [""]
+            if self.pk is not None and self.path:
+                tails += [path[len(self.path) :] for path in subtree.values_list("path", flat=True)]
+            prefix = f"{parent.path}/" if parent is not None else ""
+            encoded = len(quote(prefix + self.slug)) + max(len(quote(tail)) for tail in tails)
+            if encoded > PATH_URL_MAX_LENGTH:
+                raise ValidationError(
+                    {
+                        "slug": f"The page's address would take {encoded:,} bytes in a URL, "
+                        f"past the {PATH_URL_MAX_LENGTH:,} a server accepts (a letter beyond "
+                        "ASCII takes 6 to 12): shorten its slug or its sections' slugs."
+                    }
+                )
+
+    def check_placement(self, parent, sibling_slugs):
+        """Check the tree's rules for this node under ``parent``, without a query.
+
+        Args:
+            parent: the prospective parent node, or None for the top level.
+            sibling_slugs: the slugs of the other children of ``parent``.
+
+        Raises:
+            ValidationError: (keyed by field) when ``parent`` is this node or one of its
+                descendants, when ``parent`` is a chapter, when this node is a chapter and
+                ``parent`` is None, when a top-level slug is reserved, or when a sibling
+                already has this slug.
+        """
+        if parent is not None and parent.is_descendant_of(self, include_self=True):
+            raise ValidationError(
+                {"parent": "A node cannot be moved under itself or one of its descendants."}
+            )
+        if parent is not None and parent.is_chapter:
+            raise ValidationError(
+                {"parent": f"“{parent.title}” is a chapter; chapters cannot have children."}
+            )
+        if parent is None and self.is_chapter:
+            raise ValidationError({"parent": "A chapter must belong to a section."})
+        if parent is None and self.slug in RESERVED_ROOT_SLUGS:
+            raise ValidationError({"slug": f"“{self.slug}” is reserved for the site's own URLs."})
+        if self.slug and self.slug in sibling_slugs:
+            raise ValidationError({"slug": f"A sibling already uses the slug “{self.slug}”."})
+
+    def clean(self):
+        """Validate the node as the admin's form sees it.
+
+        Raises:
+            ValidationError: the title is blank, the title or body is too long, the body
+                cannot be rendered, or the tree's rules refuse the node where it is (see
+                :meth:`validate_in_tree`).
+        """
+        if not self.title.strip():
+            raise ValidationError({"title": "The title cannot be blank."})
+        self.check_lengths()
+        try:
+            render_markdown(self.body)
+        except MarkdownError as error:
+            raise ValidationError({"body": str(error)}) from error
+        self.fill_slug()
+        self.validate_in_tree()
+
+    def validate_in_tree(self):
+        """Check the tree's rules for this node where it is about to be saved.
+
+        Called by :meth:`save` after :func:`lock_tree` and :meth:`refresh_tree_fields`, so
+        that it sees the tree as the save will change it: the rules of
+        :meth:`validate_placement` under the node's parent, and that a chapter has no
+        children.
+
+        Raises:
+            ValidationError: (keyed by field) the node may not be saved where it is.
+        """
+        self.validate_placement(self.parent if self.parent_id is not None else None)
+        stored = self.pk is not None and not self._state.adding
+        if self.is_chapter and stored and type(self).objects.filter(parent_id=self.pk).exists():
+            raise ValidationError({"kind": "This node has children, so it must stay a section."})
+
+    def field_problems(self, updated_as_written=None):
+        """Return what is wrong with the node's own fields, each checked alone.
+
+        The checks every row must pass before it is stored, whoever writes it: a curriculum
+        file (``chapters.curriculum_file``) or a fixture (the ``loaddata`` command), which
+        both bypass the admin's form; ``type(self).objects.check_tree()`` applies them to stored
+        nodes. The tree's rules, which need the other nodes, are :meth:`validate_placement`;
+        whether the body can be rendered is known by rendering it. Deferred fields are not
+        read.
+
+        Args:
+            updated_as_written: ``updated`` as the source wrote it, quoted in the message
+                about a date without a timezone; by default its ISO 8601 form.
+
+        Returns:
+            A list of sentences, in lower case and ending with a full stop, in this order:
+            text fields holding a NUL or a lone surrogate (no database stores them), a blank
+            title, a title or slug longer than its column, a slug that is not a slug, a kind
+            or status that is not a choice, a date without a timezone. Empty when all is well.
+        """
+        read = {"body", "kind", "path", "slug", "status", "title"} - self.get_deferred_fields()
+        problems = [
+            f"“{field}” holds a NUL or a lone surrogate, which no database stores."
+            for field in sorted(read)
+            if any(c == "\x00" or "\ud800" <= c <= "\udfff" for c in getattr(self, field))
+        ]
+        if not self.title.strip():
+            problems.append("the title is blank.")
+        for field in ("title", "slug"):
+            length, limit = len(getattr(self, field)), self._meta.get_field(field).max_length
+            if length > limit:
+                problems.append(f"the {field} is {length} characters long; the limit is {limit}.")
+        try:
+            validate_unicode_slug(self.slug)
+        except ValidationError:
+            problems.append(f"the slug “{self.slug}” is not a slug (letters, digits, “-” or “_”).")
+        for field, choices in (("kind", self.Kind), ("status", self.Status)):
+            value = getattr(self, field)
+            if value not in choices.values:
+                problems.append(f"the {field} “{value}” is not one of {', '.join(choices.values)}.")
+        if self.updated is not None and timezone.is_naive(self.updated):
+            written = updated_as_written or self.updated.isoformat()
+            problems.append(f"“updated” “{written}” has no timezone (end it with Z or +00:00).")
+        return problems
+
+    def check_lengths(self):
+        """Refuse a title or body longer than allowed, the same on every database.
+
+        SQLite does not enforce a column's length, and PostgreSQL enforces the title's only
+        with a database error; this check comes first on both.
+
+        Raises:
+            ValidationError: (keyed by field) the title is longer than ``TITLE_MAX_LENGTH``
+                or the body longer than ``BODY_MAX_LENGTH`` characters.
+        """
+        errors = {}
+        for field, limit in (("title", TITLE_MAX_LENGTH), ("body", BODY_MAX_LENGTH)):
+            length = len(getattr(self, field))
+            if length > limit:
+                errors[field] = (
+                    f"Ensure this value has at most {limit:,} characters (it has {length:,})."
+                )
+        if errors:
+            raise ValidationError(errors)
+
+    def fill_slug(self):
+        """Give the node a slug made from its title, unique among its siblings, if it has none.
+
+        See :func:`unique_slug`; a title of only punctuation gets the node's kind ("chapter").
+        """
+        if self.slug:
+            return
+        siblings = type(self).objects.filter(parent_id=self.parent_id).exclude(pk=self.pk)
+        taken = set(siblings.values_list("slug", flat=True))
+        if self.parent_id is None:
+            taken |= RESERVED_ROOT_SLUGS
+        self.slug = unique_slug(self.title, taken, fallback=self.kind)
