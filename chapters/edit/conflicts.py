@@ -113,7 +113,10 @@ class MergingFormMixin(forms.Form):
         return {
             name: pair
             for name, pair in found.items()
-            if name in self.merged and name in self.fields and len(pair) == 2
+            if name in self.merged
+            and name in self.fields
+            and isinstance(pair, list)
+            and len(pair) == 2
         }
 
     def offer_choice(self, name, yours, theirs):

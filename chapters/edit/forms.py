@@ -36,7 +36,8 @@ class NodePathChoiceField(TreeNodeChoiceField):
         """Return the label of the node with primary key ``value``; "(top level)" for none."""
         if value in (None, ""):
             return "(top level)"
-        return " / ".join(self.paths().get(int(value), [f"#{value}"]))
+        found = self.paths().get(int(value)) if str(value).isdecimal() else None
+        return " / ".join(found or [f"#{value}"])
 
 
 class EditForm(MergingFormMixin):

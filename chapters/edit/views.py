@@ -101,11 +101,11 @@ def _editor(request, node, adding):
                 summary=form.cleaned_data["summary"],
                 base_revision=form.cleaned_data["base_revision"],
                 base_url=request.build_absolute_uri("/"),
-                adding=adding,
             )
         except ValidationError as error:
             form.add_error(None, error)
             return _show(request, node, adding, form)
+        EditDraft.objects.filter(user=request.user, node=node, adding=adding).delete()
     if change is not None:
         messages.success(request, "Your change waits for a reviewer; readers see it once approved.")
         return redirect(change)

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from .. import history
 from ..markdown import MarkdownError
-from ..models import EditDraft, Node, PendingChange, lock_tree
+from ..models import Node, PendingChange, lock_tree
 from ..permissions import PUBLISHED, can_edit, can_publish
 from . import notify
 from .conflicts import revision_fields
@@ -30,11 +30,11 @@ from .merge import merge_fields, merge_text
 __all__ = ["approve", "page_tools", "revert", "save_edit", "send_back"]
 
 
-def save_edit(node, user, *, summary, base_revision, base_url, adding=False):
+def save_edit(node, user, *, summary, base_revision, base_url):
     """Save an editor's form for ``node``, or propose it for review (see the module).
 
     Call under the tree's lock, in the transaction of the form's checks, with the form's
-    values set on ``node`` (unsaved). The editor's autosaved draft is deleted either way.
+    values set on ``node`` (unsaved).
 
     Args:
         node: the page, loaded after the lock, with the form's values; or a new one.
@@ -42,7 +42,6 @@ def save_edit(node, user, *, summary, base_revision, base_url, adding=False):
         summary: the edit summary.
         base_revision: the revision id the form was made from (merged up to the latest).
         base_url: the site's address, for the e-mail's links.
-        adding: True for a new chapter (its draft was kept under its section).
 
     Returns:
         The :class:`~chapters.models.PendingChange` made or updated, or None when the edit
@@ -51,8 +50,6 @@ def save_edit(node, user, *, summary, base_revision, base_url, adding=False):
     Raises:
         ValidationError: the tree refuses the page where it is now (``Node.save()``).
     """
-    draft_page = node.parent if adding else node
-    EditDraft.objects.filter(user=user, node=draft_page, adding=adding).delete()
     stored = Node.objects.filter(pk=node.pk).values_list("status", flat=True).first()
     if stored == PUBLISHED and not can_publish(user):
         change, _ = PendingChange.objects.update_or_create(

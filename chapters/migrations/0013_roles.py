@@ -24,10 +24,14 @@ def create_roles(apps, schema_editor):
     """Create the chapters app's permissions, then the three groups with theirs."""
     app_config = apps.get_app_config("chapters")
     # create_permissions() skips an app whose models module is unset, as it is on the
-    # migration state's app configs; it only reads the models through ``apps``.
-    app_config.models_module = True
-    create_permissions(app_config, apps=apps, verbosity=0)
-    app_config.models_module = None
+    # migration state's app configs; it only reads the models through ``apps``. The module
+    # is put back as it was (the project's own app config, when called with its registry).
+    models_module = getattr(app_config, "models_module", None)
+    app_config.models_module = models_module or True
+    try:
+        create_permissions(app_config, apps=apps, verbosity=0)
+    finally:
+        app_config.models_module = models_module
     group_model = apps.get_model("auth", "Group")
     permission_model = apps.get_model("auth", "Permission")
     chapters = permission_model.objects.filter(content_type__app_label="chapters")
