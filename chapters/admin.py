@@ -19,9 +19,9 @@ from mptt.admin import DraggableMPTTAdmin
 
 from . import recovery
 from .files import admin_views as markdown
+from .edit.preview import preview_or_error
 from .forms import NodeAdminForm
 from .history import all_revisions, with_size_changes
-from .markdown import MarkdownError
 from .models import Node, lock_tree
 from .permissions import can_preview
 
@@ -36,18 +36,25 @@ class NodeAdmin(DraggableMPTTAdmin):
 
     Dragging a row moves the node through ``NodeManager.move_node``, which refuses moves that
     would break the tree; the change form refuses the same through ``Node.clean()``, and
-    refuses a save that would overwrite someone else's (see ``NodeAdminForm``). Every save is
-    a revision; the "History" button lists them with a revert button each. The change form
-    shows a live preview of the body, rendered by the site's own pipeline, with its broken
-    links. Deleting asks for confirmation listing every node under the deleted ones with its
-    path; "Deleted pages" lists deletions, each with a button restoring it. The list and a
-    section's change form download the wiki or the section as a ZIP of Markdown files, and
-    "Import Markdown" uploads one back.
+    merges a save made over someone else's instead of overwriting it (see
+    ``NodeAdminForm``). Every save is a revision; the "History" button lists them with a
+    revert button each. The change form shows a live preview of the body, rendered by the
+    site's own pipeline, with its broken links. Deleting asks for confirmation listing every
+    node under the deleted ones with its path; "Deleted pages" lists deletions, each with a
+    button restoring it. The list and a section's change form download the wiki or the
+    section as a ZIP of Markdown files, and "Import Markdown" uploads one back.
     """
 
     class Media:
-        css = {"all": ["css/pygments.css", "css/admin-preview.css", "css/admin-tree.css"]}
-        js = ["js/admin-preview.js"]
+        css = {
+            "all": [
+                "css/pygments.css",
+                "css/admin-preview.css",
+                "css/admin-tree.css",
+                "css/conflicts.css",
+            ]
+        }
+        js = ["js/admin-preview.js", "js/conflicts.js"]
 
     form = NodeAdminForm
     list_display = ["tree_actions", "indented_title", "kind", "status", "updated"]
@@ -58,7 +65,7 @@ class NodeAdmin(DraggableMPTTAdmin):
     readonly_fields = ["path", "updated"]
     fieldsets = [
         (None, {"fields": ["title", "slug", "kind", "status", "parent"]}),
-        ("Content", {"fields": ["body", "summary", "base_revision"]}),
+        ("Content", {"fields": ["body", "summary", "base_revision", "conflicts"]}),
         ("Derived", {"fields": ["path", "updated"], "classes": ["collapse"]}),
     ]
 
@@ -104,6 +111,12 @@ class NodeAdmin(DraggableMPTTAdmin):
         with transaction.atomic(using=router.db_for_write(self.model)):
             lock_tree(router.db_for_write(self.model))
             return super().delete_selected_tree(modeladmin, request, queryset)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        """Return the form class, told who edits (``NodeAdminForm`` keeps to the workflow)."""
+        form = super().get_form(request, obj, change, **kwargs)
+        form.user = request.user
+        return form
 
     def save_model(self, request, obj, form, change):
         """Save the node with the form's edit summary as the revision's summary."""
@@ -227,14 +240,5 @@ class NodeAdmin(DraggableMPTTAdmin):
         node_id = request.POST.get("node", "")
         if not can_preview(request.user, adding=not node_id):
             return JsonResponse({"error": "You may not preview chapters."}, status=403)
-        node = Node.objects.filter(pk=node_id).first() if node_id.isdecimal() else None
-        node = node or Node(title="Preview")
-        node.body = request.POST.get("body", "")
-        try:
-            links = node.render_body()
-        except MarkdownError as error:
-            return JsonResponse({"error": str(error)}, status=400)
-        broken = [
-            {"text": link.text, "problem": link.problem} for link in links if not link.target_id
-        ]
-        return JsonResponse({"html": node.body_html, "broken": broken})
+        result = preview_or_error(request.POST.get("body", ""), node_id)
+        return JsonResponse(result, status=400 if "error" in result else 200)

@@ -3,8 +3,10 @@
 from django import forms
 from mptt.forms import MPTTAdminForm
 
-from .history import compare
+from .edit.conflicts import MergingFormMixin
+from .edit.forms import NodePathChoiceField
 from .models import Node
+from .permissions import PUBLISHED, can_publish, statuses_for
 from .search import MAX_QUERY_LENGTH
 
 __all__ = ["QueryField", "SearchForm", "AreaForm", "CompareForm", "NodeAdminForm"]
@@ -88,15 +90,20 @@ class CompareForm(forms.Form):
         return cleaned
 
 
-class NodeAdminForm(MPTTAdminForm):
-    """The admin's node form, with an edit summary and edit-conflict detection.
+class NodeAdminForm(MergingFormMixin, MPTTAdminForm):
+    """The admin's node form, with an edit summary, merges and the review workflow.
 
     ``base_revision`` carries the id of the node's latest revision when the form was opened.
-    If another revision was saved since, the save is refused (MediaWiki's "edit conflict"),
-    the other editor's change is shown as a diff (``conflict``), and the text typed stays in
-    the form; the form then takes the newer revision as its base, so saving again, after
-    merging by hand, goes through.
+    If another revision was saved since, the form is merged with it three ways and shown
+    again, unsaved, as the site's editor does (``chapters.edit.conflicts``): the next Save
+    saves the merged form, and never discards the other editor's change unseen. The parent
+    is chosen by its path of titles. The workflow holds here too
+    (``permissions.statuses_for``): only a reviewer publishes or unpublishes, and an edit of
+    a published page by someone who may not publish is refused, pointing to the site's
+    editor, where it becomes a pending change. ``user`` is set by ``NodeAdmin.get_form``.
     """
+
+    user = None
 
     summary = forms.CharField(
         max_length=255,
@@ -104,43 +111,36 @@ class NodeAdminForm(MPTTAdminForm):
         label="Edit summary",
         help_text="Briefly describe your change; it is shown in the page's history.",
     )
-    base_revision = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    parent = NodePathChoiceField(queryset=Node.objects.all(), required=False)
 
     class Meta:
         model = Node
         fields = ["title", "slug", "kind", "status", "parent", "body"]
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.conflict = None
-        if self.instance.pk:
-            self.fields["base_revision"].initial = self.latest_revision_id()
-
-    def latest_revision_id(self):
-        """Return the id of the node's latest revision, or None."""
-        return Node.history.filter(id=self.instance.pk).values_list("history_id", flat=True).first()
-
     def clean(self):
-        """Refuse the save if someone else saved the node since this form was opened.
+        """Merge with a newer revision if there is one; then keep to the workflow.
 
         Raises:
-            ValidationError: an edit conflict; ``self.conflict`` then holds the other
-                editor's revision and the diff from this form's base revision to it.
+            ValidationError: the form was merged with a newer revision (``self.merge``
+                holds what to show), or the workflow refuses the change.
         """
         cleaned = super().clean()
-        base = cleaned.get("base_revision")
-        latest = self.latest_revision_id() if self.instance.pk else None
-        if base is None or latest is None or base == latest:
+        if self.errors:
             return cleaned
-        theirs = Node.history.get(history_id=latest)
-        mine = Node.history.filter(id=self.instance.pk, history_id=base).first() or theirs
-        self.conflict = {"revision": theirs, **compare(mine, theirs)}
-        self.data = self.data.copy()
-        self.data["base_revision"] = latest
-        author = theirs.history_user or "a script"
-        raise forms.ValidationError(
-            f"Edit conflict: {author} saved this page at "
-            f"{theirs.history_date:%Y-%m-%d %H:%M} UTC while you were editing it. Your text "
-            "is still in the form below and has not been saved. Their change is shown above: "
-            "merge it into your text, then save again."
-        )
+        if self.clean_merge():
+            raise forms.ValidationError(self.merge.message)
+        if self.user is None:
+            return cleaned
+        stored = self.instance.status if self.instance.pk else None
+        if cleaned.get("status") not in statuses_for(self.user, stored):
+            self.add_error("status", "Only a reviewer may publish a page or unpublish it.")
+        elif stored == PUBLISHED and not can_publish(self.user) and self.changes_content():
+            raise forms.ValidationError(
+                "This page is published, and your changes to it need a reviewer's approval: "
+                "propose them in the site's editor, where they wait for review."
+            )
+        return cleaned
+
+    def changes_content(self):
+        """Return True when the form changes a field of the page, not only the summary."""
+        return any(name in self.changed_data for name in self.Meta.fields)

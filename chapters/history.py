@@ -9,9 +9,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from .diff import diff_text, field_changes
-from .models import Node, lock_tree
+from .models import REVISION_FIELDS, Node, lock_tree
 
-__all__ = ["all_revisions", "with_size_changes", "compare", "revert"]
+__all__ = ["NOTHING_TO_REVERT", "all_revisions", "with_size_changes", "compare", "revert"]
+
+# What revert() says when the page is already as the revision left it.
+NOTHING_TO_REVERT = "Nothing to revert: the page is already as that revision left it."
 
 
 def all_revisions(area=None):
@@ -73,22 +76,27 @@ def compare(old, new):
 
 
 @transaction.atomic
-def revert(node, revision, user=None):
+def revert(node, revision, user=None, *, keep_status=False):
     """Restore ``node``'s content from ``revision`` and save that as a new revision.
 
     Title, status and body are always restored. Slug, kind and parent are restored only where
     the tree allows it now (the parent still exists and may hold the node, no sibling has
     taken the slug, a node with children stays a section); the node is moved only through
     django-mptt, never by writing tree fields. One transaction, under ``lock_tree``: ``node``
-    is read again after taking it, so the checks see the tree the save will change.
+    is read again after taking it, so the checks see the tree the save will change. When
+    that leaves every field of a revision as it is stored, nothing is saved: a revert to an
+    identical state writes no revision.
 
     Args:
         node: the node, freshly loaded.
         revision: one of ``node``'s revisions.
         user: the author of the revert, or None.
+        keep_status: keep the node's status (for someone who may not publish: see
+            ``chapters.edit.workflow``).
 
     Returns:
-        A list of sentences saying what could not be restored.
+        A list of sentences saying what could not be restored, ending with
+        :data:`NOTHING_TO_REVERT` when nothing was saved.
 
     Raises:
         ValueError: ``revision`` belongs to another node.
@@ -97,8 +105,11 @@ def revert(node, revision, user=None):
         raise ValueError(f"Revision {revision.history_id} is not a revision of “{node.title}”.")
     lock_tree()
     node.refresh_from_db()
+    stored = {name: getattr(node, name) for name in REVISION_FIELDS}
     notes = []
-    node.title, node.status, node.body = revision.title, revision.status, revision.body
+    node.title, node.body = revision.title, revision.body
+    if not keep_status:
+        node.status = revision.status
     current = (node.kind, node.parent, node.slug)
     old_parent = node.parent
     if revision.parent_id != node.parent_id:
@@ -132,6 +143,8 @@ def revert(node, revision, user=None):
         node.kind, node.parent, node.slug = current
     if first_error is not None:
         notes.extend(first_error.messages)
+    if all(getattr(node, name) == value for name, value in stored.items()):
+        return [*notes, NOTHING_TO_REVERT]
     node._change_reason = f"Reverted to revision {revision.history_id}"
     node._history_user = user
     node.save()

@@ -20,6 +20,7 @@ __all__ = [
     "ancestors",
     "linked_from",
     "find",
+    "title_paths",
     "with_breadcrumbs",
 ]
 
@@ -156,3 +157,18 @@ def with_breadcrumbs(revisions):
     return [
         (revision, nodes.get(revision.id), ancestors.get(revision.id, [])) for revision in revisions
     ]
+
+
+def title_paths():
+    """Return every node's titles from its area down to it, by primary key (one query).
+
+    How editors tell apart nodes that share a title ("Fundamentals"): the parent choices of
+    the site's editor and of the admin, and the title completion of wiki links.
+
+    Returns:
+        A dict from each node's primary key to the list of titles, its area's first.
+    """
+    paths = {}
+    for pk, title, parent_id in Node.objects.values_list("pk", "title", "parent_id"):
+        paths[pk] = [*paths.get(parent_id, []), title]  # tree order: parents come first
+    return paths

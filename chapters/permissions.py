@@ -1,16 +1,33 @@
-"""Who may edit, revert and preview: one rule, used by the views, the templates, the admin and
-the reader cache.
+"""Who may edit, publish, review, revert, preview and watch: one rule, used by the views, the
+templates, the admin and the reader cache.
 
-Changing the curriculum is done in Django's admin, so every change needs what the admin
-needs: an active staff user (``is_active``, ``is_staff``), with the model permission for the
-change (``chapters.change_node``; ``chapters.add_node`` for a new page). Reverting to an old
-revision and previewing a body are changes of a page like any other, and need the same.
+Editing needs an active staff user (``is_active``, ``is_staff``) with the model permission
+for the change: ``chapters.change_node`` to edit a page (on the site or in the admin),
+``chapters.add_node`` for a new one. Reverting to an old revision and previewing a body are
+edits like any other, and need the same. Publishing needs ``chapters.publish_node`` as well:
+only then may someone set or take away the status Published, save an edit of a published
+page straight away, and approve or send back the changes others propose (``can_review``).
+The roles are groups made by migration ``0013_roles``: Editor, Reviewer and Admin.
+
 Templates ask through the ``permissions`` template library (``{% load permissions %}``,
 ``{% if user|can_revert %}``), never through ``perms.*``; the reader cache keys signed-in
 users' pages by :func:`can_edit` (``chapters.caching``), since it decides the "Edit" link.
 """
 
-__all__ = ["can_edit", "can_preview", "can_revert"]
+__all__ = [
+    "PUBLISHED",
+    "can_add",
+    "can_edit",
+    "can_preview",
+    "can_publish",
+    "can_review",
+    "can_revert",
+    "can_watch",
+    "statuses_for",
+]
+
+# Node.Status.PUBLISHED, named here so this module imports no model.
+PUBLISHED = "published"
 
 
 def _is_editor(user, *permissions):
@@ -23,7 +40,7 @@ def _is_editor(user, *permissions):
 
 
 def can_edit(user):
-    """Return True when ``user`` may change pages, so their pages link to the admin.
+    """Return True when ``user`` may change pages, so their pages link to the editor.
 
     Args:
         user: a user, or Django's ``AnonymousUser``.
@@ -31,8 +48,38 @@ def can_edit(user):
     return _is_editor(user, "chapters.change_node")
 
 
+def can_add(user):
+    """Return True when ``user`` may add pages ("New chapter" on a section's page).
+
+    Args:
+        user: a user, or Django's ``AnonymousUser``.
+    """
+    return _is_editor(user, "chapters.add_node")
+
+
+def can_publish(user):
+    """Return True when ``user`` may publish and unpublish pages, and save edits of
+    published pages without review: an editor with ``chapters.publish_node``.
+
+    Args:
+        user: a user, or Django's ``AnonymousUser``.
+    """
+    return can_edit(user) and user.has_perm("chapters.publish_node")
+
+
+def can_review(user):
+    """Return True when ``user`` may approve or send back a pending change: as
+    :func:`can_publish`, since approving a change to a published page publishes it.
+
+    Args:
+        user: a user, or Django's ``AnonymousUser``.
+    """
+    return can_publish(user)
+
+
 def can_revert(user):
-    """Return True when ``user`` may revert a page to an old revision: as :func:`can_edit`.
+    """Return True when ``user`` may revert a page to an old revision: as :func:`can_edit`
+    (a revert follows the workflow as any edit does: ``chapters.edit.workflow``).
 
     Args:
         user: a user, or Django's ``AnonymousUser``.
@@ -41,13 +88,43 @@ def can_revert(user):
 
 
 def can_preview(user, adding=False):
-    """Return True when ``user`` may preview a body in the admin's change or add form.
+    """Return True when ``user`` may preview a body in an editor or in the admin's forms.
 
     Args:
         user: a user, or Django's ``AnonymousUser``.
-        adding: True for the add form, where ``chapters.add_node`` is enough; otherwise as
+        adding: True for a new page, where ``chapters.add_node`` is enough; otherwise as
             :func:`can_edit`.
     """
     if adding:
         return _is_editor(user, "chapters.add_node", "chapters.change_node")
     return can_edit(user)
+
+
+def can_watch(user):
+    """Return True when ``user`` may watch pages and get e-mail about them: anyone signed in.
+
+    Args:
+        user: a user, or Django's ``AnonymousUser``.
+    """
+    return user.is_authenticated and user.is_active
+
+
+def statuses_for(user, current):
+    """Return the statuses ``user`` may give a page whose stored status is ``current``.
+
+    The workflow: an editor moves a page between Draft and In review; only a reviewer
+    (:func:`can_publish`) publishes it or takes it back from Published. A page stays at its
+    status whoever edits it.
+
+    Args:
+        user: a user, or Django's ``AnonymousUser``.
+        current: the page's stored status, or None for a new page.
+
+    Returns:
+        A set of status values (``chapters.models.Node.Status``).
+    """
+    if can_publish(user):
+        return {"draft", "review", PUBLISHED}
+    if current == PUBLISHED:
+        return {PUBLISHED}
+    return {"draft", "review"}

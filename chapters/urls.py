@@ -5,6 +5,8 @@ from django.urls import path, register_converter
 
 from . import crawlers, feeds, health, views
 from .books import views as books
+from .edit import review as edit_review
+from .edit import views as edit_views
 
 
 class NodePathConverter:
@@ -43,6 +45,16 @@ urlpatterns = [
     path("diff/", views.revision_diff, name="diff"),
     path("dashboard/", views.dashboard, name="dashboard"),
     path("links/broken/", views.broken_links, name="broken-links"),
+    # Editing on the site (chapters.edit).
+    path("edit/titles.json", edit_views.titles, name="titles"),
+    path("edit/<nodepath:path>/", edit_views.edit, name="edit"),
+    path("new/<nodepath:path>/", edit_views.new, name="new"),
+    path("preview/", edit_views.preview, name="preview"),
+    path("drafts/edit/<nodepath:path>/", edit_views.draft, name="draft"),
+    path("drafts/new/<nodepath:path>/", edit_views.draft, {"adding": True}, name="draft-new"),
+    path("review/", edit_review.queue, name="review"),
+    path("review/<int:change_id>/", edit_review.change_detail, name="change"),
+    path("watch/<nodepath:path>/", edit_review.watch, name="watch"),
     path("healthz", health.healthz, name="healthz"),
     path("books/<str:format>/", books.book, name="book"),
     path("books/<str:format>/<nodepath:path>/", books.book, name="book-section"),

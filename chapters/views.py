@@ -11,10 +11,11 @@ from django.http import Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods
 
 from . import contents, history, navigation, readiness, search
 from .caching import cached_page, version
+from .edit.workflow import page_tools, revert
 from .forms import AreaForm, CompareForm, SearchForm
 from .markdown import MarkdownError, render_markdown
 from .models import LinkResolver, Node, PathRedirect
@@ -36,7 +37,8 @@ def home(request):
 def node_detail(request, path):
     """Render the section or chapter at ``path``; 301 from a path it had before; else 404.
 
-    Editors (``permissions.can_edit``) also get a link to the page's change form in the admin.
+    Editors (``permissions.can_edit``) also get a link to the page's editor; signed-in users
+    see the changes waiting for review and a Watch button (``edit.workflow.page_tools``).
     """
     node = Node.objects.filter(path=path).first()
     if node is None:
@@ -48,6 +50,8 @@ def node_detail(request, path):
         "toc_html": toc_html,
         "linked_from": navigation.linked_from(node),
     }
+    if request.user.is_authenticated:
+        context["tools"] = page_tools(request.user, node)
     if node.is_chapter:
         context["previous"], context["next"] = around.previous, around.next
         return render(request, "chapters/chapter.html", context)
@@ -147,23 +151,35 @@ def revision_diff(request):
     )
 
 
-@require_POST
+@require_http_methods(["GET", "HEAD", "POST"])
 def revision_revert(request, revision_id):
-    """Revert a node to one of its revisions (``permissions.can_revert``), then go back to
-    ``next``."""
+    """Ask to confirm a revert, showing what it changes (GET); revert (POST), by the workflow
+    (``permissions.can_revert``, ``edit.workflow.revert``), then go back to ``next``."""
     if not can_revert(request.user):
         raise PermissionDenied("Only editors who may change pages can revert them.")
     revision = get_object_or_404(history.all_revisions(), history_id=revision_id)
     node = Node.objects.filter(pk=revision.id).first()
     if node is None:
         raise Http404("That page has been deleted.")
-    notes = history.revert(node, revision, request.user)
-    messages.success(request, f"“{node.title}” was reverted to revision {revision_id}.")
-    for note in notes:
-        messages.warning(request, note)
-    target = request.POST.get("next", "")
+    target = request.POST.get("next", request.GET.get("next", ""))
     if not url_has_allowed_host_and_scheme(target, {request.get_host()}):
         target = node.get_absolute_url()
+    if request.method != "POST":
+        current = history.all_revisions().filter(id=node.pk).first()
+        context = {"revision": revision, "node": node, "next": target}
+        return render(
+            request, "chapters/revert.html", {**context, **history.compare(current, revision)}
+        )
+    notes, change = revert(node, revision, request.user, request.build_absolute_uri("/"))
+    if history.NOTHING_TO_REVERT in notes:
+        messages.info(request, history.NOTHING_TO_REVERT)
+    elif change is not None:
+        messages.success(request, "Your revert waits for a reviewer; readers see it once approved.")
+    else:
+        messages.success(request, f"“{node.title}” was reverted to revision {revision_id}.")
+    for note in notes:
+        if note != history.NOTHING_TO_REVERT:
+            messages.warning(request, note)
     return redirect(target)
 
 

@@ -1,5 +1,6 @@
 """Helpers for editing the tree and reading it and its pages back in tests."""
 
+import importlib
 import os
 import subprocess
 import sys
@@ -18,8 +19,10 @@ __all__ = [
     "SMALL_TREE",
     "build_tree",
     "edit",
+    "form_values",
     "node",
     "page_scripts",
+    "role_user",
     "run_with_environment",
     "soup",
     "toc_outline",
@@ -193,3 +196,55 @@ def run_with_environment(code, **env):
         check=True,
     )
     return result.stdout.strip()
+
+
+def role_user(name, role, **fields):
+    """Create an active staff user in the group ``role`` (Editor, Reviewer or Admin).
+
+    The groups are made by migration ``0013_roles``; a transactional test's flush empties
+    them, so its function makes them again here first (it adds what is missing).
+
+    Args:
+        name: the username; the e-mail address is ``<name>@example.com``.
+        role: the group's name.
+        **fields: other fields of the user.
+
+    Returns:
+        The user, fetched anew (without a cache of permissions).
+    """
+    from django.apps import apps
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    roles = importlib.import_module("chapters.migrations.0013_roles")
+    roles.create_roles(apps, None)
+    user_model = get_user_model()
+    fields = {"is_staff": True, "email": f"{name}@example.com", **fields}
+    user = user_model.objects.create_user(name, **fields)
+    user.groups.add(Group.objects.get(name=role))
+    return user_model.objects.get(pk=user.pk)
+
+
+def form_values(page, form_id):
+    """Return the POST data a browser would send for the form ``form_id`` on a parsed page.
+
+    Text and hidden inputs, the checked radio buttons and checkboxes, textareas (without the
+    line break HTML drops after ``<textarea>``) and the selected option of each select; not
+    the CSRF token nor the submit buttons.
+    """
+    form = page.find("form", id=form_id)
+    data = {}
+    for field in form.find_all("input"):
+        kind = field.get("type", "text")
+        if kind in ("submit", "button", "file") or not field.get("name"):
+            continue
+        if kind in ("radio", "checkbox") and not field.has_attr("checked"):
+            continue
+        data[field["name"]] = field.get("value", "")
+    for area in form.find_all("textarea"):
+        data[area["name"]] = area.get_text().removeprefix("\n")
+    for select in form.find_all("select"):
+        chosen = select.find("option", selected=True)
+        data[select["name"]] = chosen["value"] if chosen else ""
+    data.pop("csrfmiddlewaretoken", None)
+    return data

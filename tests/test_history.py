@@ -7,6 +7,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from pytest_django.asserts import assertInHTML
 
+from chapters import history
 from chapters.models import Node
 from tests.helpers import SITE_SCRIPTS, SMALL_TREE, edit, node, page_scripts, soup, tree_table
 
@@ -273,6 +274,7 @@ def test_revert_keeps_the_node_where_it_is_when_its_old_parent_is_gone(admin_cli
     original = revisions("Chapter Four")[0]
     node("Chapter Four").move_to(node("Section B1"), "last-child")
     node("Section A2").delete()
+    edit("Chapter Four", body="Changed, to be reverted.")
     response = admin_client.post(
         reverse("chapters:revert", args=[original.history_id]), follow=True
     )
@@ -301,7 +303,7 @@ def test_revert_is_for_staff_with_a_post_only(client, django_user_model, small_t
     reader = django_user_model.objects.create_user("reader", password="pw")
     client.force_login(reader)
     assert client.post(url).status_code == 403
-    assert client.get(url).status_code == 405
+    assert client.get(url).status_code == 403  # editors get the confirmation
     assert node("Chapter One").body == "Changed."
 
 
@@ -352,7 +354,7 @@ def test_history_page_offers_staff_a_revert_button_per_older_revision(
     older = revisions("Chapter One")[1].history_id
     assert [b["form"] for b in buttons] == [f"revert-{older}"]
     form = page.find("form", id=f"revert-{older}")
-    assert (form["method"], form["action"]) == ("post", reverse("chapters:revert", args=[older]))
+    assert (form["method"], form["action"]) == ("get", reverse("chapters:revert", args=[older]))
     response = admin_client.post(form["action"], {"next": url})
     assert (response.status_code, response["Location"]) == (302, url)
     assert node("Chapter One").body == "This chapter is currently a scaffold."
@@ -392,3 +394,49 @@ def test_old_revision_resolves_its_wiki_links(client, small_tree):
         "Chapter Two</a>.</p></div>",
         str(page),
     )
+
+
+@pytest.mark.django_db
+def test_revert_asks_for_confirmation_showing_what_will_change(admin_client, small_tree):
+    original = revisions("Chapter One")[0]
+    edit("Chapter One", title="Chapter 1", body="Changed.")
+    url = reverse("chapters:revert", args=[original.history_id])
+    page = soup(admin_client.get(url, {"next": "/history/area-a/section-a1/chapter-one/"}))
+    fields = page.find(class_="diff-fields").tbody.find_all("tr")
+    assert [[cell.get_text() for cell in row.find_all(["th", "td"])] for row in fields] == [
+        ["Title", "Chapter 1", "Chapter One"]
+    ]
+    assert [row.get_text() for row in page.find(class_="diff-body").find_all("tr")] == [
+        "1Changed.",
+        "1This chapter is currently a scaffold.",
+    ]
+    form = page.find("form", class_="revert-confirm")
+    assert (
+        form["method"],
+        form["action"],
+        form.find("input", attrs={"name": "next"})["value"],
+    ) == (
+        "post",
+        url,
+        "/history/area-a/section-a1/chapter-one/",
+    )
+    assert node("Chapter 1").body == "Changed."
+
+
+@pytest.mark.django_db
+def test_revert_to_an_identical_state_writes_no_revision(admin_client, small_tree):
+    edit("Chapter One", body="Changed.")
+    latest = revisions("Chapter One")[0]
+    url = reverse("chapters:revert", args=[latest.history_id])
+    page = soup(admin_client.get(url))
+    assert page.find(class_="nothing-to-revert").get_text() == (
+        "Nothing: the page is already as that revision left it."
+    )
+    assert page.find("form", class_="revert-confirm").button.has_attr("disabled")
+    response = admin_client.post(url, follow=True)
+    assert [str(m) for m in response.context["messages"]] == [
+        "Nothing to revert: the page is already as that revision left it."
+    ]
+    assert [r.history_id for r in revisions("Chapter One")][0] == latest.history_id
+    assert history.revert(node("Chapter One"), latest) == [history.NOTHING_TO_REVERT]
+    assert len(revisions("Chapter One")) == 2

@@ -1,13 +1,22 @@
-"""Who may edit, revert and preview: one rule (chapters.permissions), in views, templates and
-the admin."""
+"""Who may edit, publish, review, revert, preview and watch: one rule (chapters.permissions),
+in views, templates and the admin; the roles migration 0013_roles makes."""
 
 import pytest
-from django.contrib.auth.models import AnonymousUser, Permission
+from django.contrib.auth.models import AnonymousUser, Group, Permission
 from django.urls import reverse
 
 from chapters.models import Node
-from chapters.permissions import can_edit, can_preview, can_revert
-from tests.helpers import node, soup
+from chapters.permissions import (
+    can_add,
+    can_edit,
+    can_preview,
+    can_publish,
+    can_revert,
+    can_review,
+    can_watch,
+    statuses_for,
+)
+from tests.helpers import node, role_user, soup
 
 PREVIEW = reverse("admin:chapters_node_preview")
 HISTORY = "/history/area-a/section-a1/chapter-one/"
@@ -104,7 +113,7 @@ def test_permissions_editor_sees_edit_and_revert_and_may_revert(
     client.force_login(user_with(django_user_model, "editor", "change_node", "view_node"))
     page = soup(client.get(node("Chapter One").get_absolute_url()))
     assert page.find("a", class_="edit-link")["href"] == reverse(
-        "admin:chapters_node_change", args=[node("Chapter One").pk]
+        "chapters:edit", args=[node("Chapter One").path]
     )
     buttons = soup(client.get(HISTORY)).find_all("button", string="Revert to this")
     assert [button["form"] for button in buttons] == [f"revert-{old.history_id}"]
@@ -130,3 +139,53 @@ def test_permissions_view_only_staff_sees_the_admin_history_without_revert_butto
     response = client.get(reverse("admin:chapters_node_history", args=[node("Chapter One").pk]))
     rows = soup(response).find(id="revision-list").tbody.find_all("tr")
     assert (response.status_code, len(rows), [row.form for row in rows]) == (200, 2, [None, None])
+
+
+@pytest.mark.django_db
+def test_permissions_roles_table_of_the_workflow(django_user_model, admin_user):
+    users = {
+        "anonymous": AnonymousUser(),
+        "signed-in reader": django_user_model.objects.create_user("reader"),
+        "editor": role_user("editor", "Editor"),
+        "editor, not staff": role_user("outsider", "Editor", is_staff=False),
+        "reviewer": role_user("reviewer", "Reviewer"),
+        "admin": role_user("boss", "Admin"),
+        "superuser": admin_user,
+    }
+    rows = {
+        name: (
+            can_edit(u),
+            can_add(u),
+            can_publish(u),
+            can_review(u),
+            can_revert(u),
+            can_watch(u),
+            sorted(statuses_for(u, "draft")),
+            sorted(statuses_for(u, "published")),
+        )
+        for name, u in users.items()
+    }
+    assert rows == {
+        "anonymous": (False,) * 6 + (["draft", "review"], ["published"]),
+        "signed-in reader": (False,) * 5 + (True, ["draft", "review"], ["published"]),
+        "editor": (True, True, False, False, True, True, ["draft", "review"], ["published"]),
+        "editor, not staff": (False,) * 5 + (True, ["draft", "review"], ["published"]),
+        "reviewer": (True,) * 6 + (["draft", "published", "review"],) * 2,
+        "admin": (True,) * 6 + (["draft", "published", "review"],) * 2,
+        "superuser": (True,) * 6 + (["draft", "published", "review"],) * 2,
+    }
+
+
+@pytest.mark.django_db
+def test_permissions_roles_groups_hold_the_migration_s_permissions():
+    role_user("someone", "Editor")
+    held = {
+        group.name: sorted(group.permissions.values_list("codename", flat=True))
+        for group in Group.objects.filter(name__in=["Editor", "Reviewer"])
+    }
+    assert held == {
+        "Editor": ["add_node", "change_node", "view_node"],
+        "Reviewer": ["add_node", "change_node", "publish_node", "view_node"],
+    }
+    admin = set(Group.objects.get(name="Admin").permissions.values_list("codename", flat=True))
+    assert {"delete_node", "publish_node", "add_node", "change_pendingchange"} <= admin

@@ -388,7 +388,7 @@ def test_table_of_contents_names_each_sections_toggle(client, small_tree):
 
 
 @pytest.mark.django_db
-def test_page_links_staff_who_may_edit_to_the_admin(client, small_tree, admin_user):
+def test_page_links_staff_who_may_edit_to_the_editor(client, small_tree, admin_user):
     chapter = Node.objects.get(title="Chapter Two")
     page = chapter.get_absolute_url()
     assert soup(client.get(page)).find("a", class_="edit-link") is None  # a reader
@@ -397,7 +397,7 @@ def test_page_links_staff_who_may_edit_to_the_admin(client, small_tree, admin_us
     assert soup(client.get(page)).find("a", class_="edit-link") is None
     client.force_login(admin_user)
     assertInHTML(
-        f'<a class="edit-link" href="/admin/chapters/node/{chapter.pk}/change/">Edit</a>',
+        '<a class="edit-link" href="/edit/area-a/section-a1/chapter-two/">Edit</a>',
         client.get(page).content.decode(),
     )
 

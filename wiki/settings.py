@@ -22,6 +22,12 @@ manner of cookiecutter-django:
   version with a query on PostgreSQL. Default: on.
 - ``REDIS_URL``: the cache, ``redis://host:6379/<db>``, shared by every app server (Django's
   own Redis backend). Default: a local-memory cache in each process.
+- ``DJANGO_EMAIL_BACKEND``: how the e-mail to watchers is sent (``chapters.edit.notify``).
+  Default: Django's console backend, which writes each message to the server's output;
+  ``django.core.mail.backends.smtp.EmailBackend`` sends it through ``DJANGO_EMAIL_HOST``
+  (default ``localhost``), ``DJANGO_EMAIL_PORT`` (default 25), ``DJANGO_EMAIL_HOST_USER``,
+  ``DJANGO_EMAIL_HOST_PASSWORD`` and ``DJANGO_EMAIL_USE_TLS`` (a flag), from
+  ``DJANGO_DEFAULT_FROM_EMAIL`` (default ``wiki@localhost``).
 
 With debug off, static files are served by WhiteNoise from ``STATIC_ROOT`` under hashed,
 compressed names, so ``manage.py collectstatic`` must have run (``bin/serve-production`` runs
@@ -214,6 +220,18 @@ LOGGING = {
 }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# E-mail to the people watching pages (chapters.edit.notify): printed to the server's output
+# unless another backend is named, so that a laptop sends nothing.
+EMAIL_BACKEND = os.environ.get(
+    "DJANGO_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_HOST = os.environ.get("DJANGO_EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("DJANGO_EMAIL_PORT") or 25)
+EMAIL_HOST_USER = os.environ.get("DJANGO_EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("DJANGO_EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_flag("DJANGO_EMAIL_USE_TLS")
+DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL", "wiki@localhost")
 
 # The wiki's name and what it is, told to search engines and link previews in every page's
 # <head> (meta description, Open Graph: chapters/templatetags/metadata.py).

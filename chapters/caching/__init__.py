@@ -24,8 +24,11 @@ edited template shows at once.
 
 **Validators and 304s.** A page's ``ETag`` is the version of the pages and whom the page is
 for (``reader``, or ``user-<pk>`` with ``-editor`` for a user who may edit,
-``permissions.can_edit``, since their pages have an "Edit" link); its ``Last-Modified`` is
-the time of the wiki's version. A request whose ``If-None-Match`` or ``If-Modified-Since``
+``permissions.can_edit``, since their pages have an "Edit" link, then what else their pages
+show that the version does not follow: the changes waiting for review and the pages they
+watch, :func:`~.validators.viewer`); its ``Last-Modified`` is the time of the wiki's
+version. Proposing a change, or watching a page, writes no table the version's triggers
+watch: what readers see does not change. A request whose ``If-None-Match`` or ``If-Modified-Since``
 still matches is answered 304 before anything is rendered. Every such page says
 ``Cache-Control: no-cache``, so browsers and proxies ask again (cheaply, with the ETag)
 instead of showing a page an edit has changed, and a reader's page says ``Vary: Cookie``.

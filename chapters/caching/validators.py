@@ -13,6 +13,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.messages.storage.cookie import CookieStorage
 
+from ..models import PendingChange, Watch
 from ..permissions import can_edit
 from .version_watch import watch
 
@@ -115,15 +116,24 @@ def viewer(request):
     Returns:
         ``"reader"`` for anyone not signed in; ``"user-<pk>"`` for a signed-in user, with
         ``-editor`` when they may edit (``permissions.can_edit``: their pages have an "Edit"
-        link); None when messages are waiting to be shown.
+        link), then the state of what their pages show that the wiki's version does not
+        follow, when there is any: for an editor, the pending changes (a page says a change
+        waits for review: ``PendingChange.objects.stamp()``), and the pages they watch
+        (their Watch buttons: ``Watch.objects.stamp()``). None when messages are waiting to
+        be shown.
     """
     if is_reader(request):
         return "reader"
     if len(messages.get_messages(request)):
         return None
-    if not request.user.is_authenticated:
+    user = request.user
+    if not user.is_authenticated:
         return "reader"
-    return f"user-{request.user.pk}{'-editor' if can_edit(request.user) else ''}"
+    editor = can_edit(user)
+    seen_by = f"user-{user.pk}{'-editor' if editor else ''}"
+    pending = PendingChange.objects.stamp() if editor else ""
+    state = [part for part in (pending, Watch.objects.stamp(user)) if part]
+    return "-".join([seen_by, *state])
 
 
 def etag(request, *args, **kwargs):

@@ -7,11 +7,16 @@
   pages walk;
 - :mod:`.links`: ``Link`` (derived from bodies), ``PathRedirect`` (old paths) and
   ``LinkResolver`` (what a ``[[wiki link]]`` means);
-- :mod:`.version`: ``WikiVersion``, which every cache is keyed by.
+- :mod:`.version`: ``WikiVersion``, which every cache is keyed by;
+- :mod:`.drafts`, :mod:`.review`, :mod:`.watches`: what editing on the site keeps besides
+  the tree (``EditDraft``, ``PendingChange``, ``Watch``), in tables no version trigger
+  watches.
 """
 
+from .drafts import EditDraft
 from .links import Link, LinkResolver, PathRedirect
 from .node import REVISION_FIELDS, DeletionFields, Node, mend_broken_links, refresh_links_into
+from .review import PendingChange
 from .rules import (
     PATH_MAX_LENGTH,
     PATH_URL_MAX_LENGTH,
@@ -22,6 +27,7 @@ from .rules import (
 )
 from .tree import TREE_FIELDS, NodeManager, NodeQuerySet, cache_trees, lock_tree
 from .version import WikiVersion
+from .watches import Watch
 
 __all__ = [
     "PATH_MAX_LENGTH",
@@ -31,6 +37,7 @@ __all__ = [
     "TITLE_MAX_LENGTH",
     "TREE_FIELDS",
     "DeletionFields",
+    "EditDraft",
     "Link",
     "LinkResolver",
     "Node",
@@ -38,6 +45,8 @@ __all__ = [
     "NodeQuerySet",
     "NodeRules",
     "PathRedirect",
+    "PendingChange",
+    "Watch",
     "WikiVersion",
     "cache_trees",
     "lock_tree",

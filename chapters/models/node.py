@@ -140,6 +140,8 @@ class Node(NodeRules, MPTTModel):
     )
 
     class Meta:
+        # The Reviewer role's permission (chapters.permissions.can_publish).
+        permissions = [("publish_node", "Can publish and unpublish nodes and approve changes")]
         constraints = [
             models.UniqueConstraint(
                 fields=["parent", "slug"],

@@ -32,7 +32,8 @@ __all__ = [
 RESERVED_ROOT_SLUGS = frozenset(
     {
         "admin", "static", "history", "revisions", "diff", "recent", "feeds", "search",
-        "dashboard", "links", "preview", "healthz", "books",
+        "dashboard", "links", "preview", "healthz", "books", "edit", "new", "review", "drafts",
+        "watch",
     }
 )  # fmt: skip
 

@@ -1,7 +1,8 @@
 """``{% load permissions %}``: the rule of ``chapters.permissions`` as template filters.
 
-``{% if user|can_edit %}``, ``{% if user|can_revert %}``, ``{% if user|can_preview:adding %}``:
-the same functions the views and the admin call, so a template never asks ``perms.*``.
+``{% if user|can_edit %}``, ``{% if user|can_revert %}``, ``{% if user|can_preview:adding %}``,
+``can_add``, ``can_review``, ``can_watch``: the same functions the views and the admin call,
+so a template never asks ``perms.*``.
 """
 
 from django import template
@@ -15,3 +16,6 @@ register = template.Library()
 register.filter("can_edit", permissions.can_edit)
 register.filter("can_revert", permissions.can_revert)
 register.filter("can_preview", permissions.can_preview)
+register.filter("can_add", permissions.can_add)
+register.filter("can_review", permissions.can_review)
+register.filter("can_watch", permissions.can_watch)

@@ -1,0 +1,146 @@
+"""The site editor's forms: editing or adding a page, and deciding on a pending change."""
+
+from django import forms
+from django.core.exceptions import ValidationError
+from mptt.forms import TreeNodeChoiceField
+
+from ..markdown import BODY_MAX_LENGTH, MarkdownError
+from ..models import TITLE_MAX_LENGTH, Node
+from ..navigation import title_paths
+from ..permissions import statuses_for
+from .conflicts import MergingFormMixin
+from .merge import lines
+
+__all__ = ["DecisionForm", "EditForm", "NodePathChoiceField"]
+
+
+class NodePathChoiceField(TreeNodeChoiceField):
+    """A choice of node labelled by its titles from its area down: "ML Systems / ML Compilers".
+
+    django-mptt's own labels indent a title by its depth ("--- Fundamentals"), and several
+    sections share a title; a path of titles tells them apart. The titles are read once per
+    form (``chapters.navigation.title_paths``: one query).
+    """
+
+    def paths(self):
+        """Return every node's titles by primary key, read once for this field."""
+        if not hasattr(self, "_paths"):
+            self._paths = title_paths()
+        return self._paths
+
+    def label_from_instance(self, obj):
+        """Return the node's titles from its area down, joined by " / "."""
+        return " / ".join(self.paths().get(obj.pk, [obj.title]))
+
+    def label_for_value(self, value):
+        """Return the label of the node with primary key ``value``; "(top level)" for none."""
+        if value in (None, ""):
+            return "(top level)"
+        found = self.paths().get(int(value)) if str(value).isdecimal() else None
+        return " / ".join(found or [f"#{value}"])
+
+
+class EditForm(MergingFormMixin):
+    """A page's title, status, section, edit summary and Markdown body, as the site edits it.
+
+    The statuses offered are those the user may set (``permissions.statuses_for``); the
+    sections are every section but the page's own subtree. ``clean()`` checks the page as
+    ``Node.clean()`` does (title, lengths, rendering, the tree's rules) on a copy with the
+    form's values, after merging with a newer revision (:class:`MergingFormMixin`).
+
+    Args:
+        data: the POST data, or None for a form shown fresh.
+        node: the page (for a new chapter, an unsaved ``Node`` with its section as parent).
+        user: who edits.
+        initial: the fields' first values, for a form shown fresh.
+    """
+
+    merged = ("title", "status", "parent", "body")
+
+    title = forms.CharField(max_length=TITLE_MAX_LENGTH)
+    status = forms.ChoiceField()
+    parent = NodePathChoiceField(
+        queryset=Node.objects.filter(kind=Node.Kind.SECTION),
+        label="Section",
+        empty_label="(top level)",
+        required=False,
+    )
+    summary = forms.CharField(
+        max_length=255,
+        required=False,
+        label="Edit summary",
+        help_text="Briefly describe your change; it is shown in the page's history.",
+    )
+    body = forms.CharField(
+        required=False,
+        strip=False,
+        max_length=BODY_MAX_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 24, "spellcheck": "true"}),
+        help_text=f"Markdown, at most {BODY_MAX_LENGTH:,} characters.",
+    )
+
+    def __init__(self, data=None, *, node, user, initial=None):
+        self.instance = node
+        stored = node.status if node.pk else None
+        if initial is None and data is None:
+            initial = {
+                "title": node.title,
+                "status": node.status,
+                "parent": node.parent_id,
+                "body": node.body,
+            }
+        super().__init__(data, initial=initial)
+        allowed = statuses_for(user, stored)
+        self.fields["status"].choices = [c for c in Node.Status.choices if c[0] in allowed]
+        parent = self.fields["parent"]
+        if node.pk:
+            parent.queryset = parent.queryset.exclude(
+                pk__in=node.get_descendants(include_self=True).values("pk")
+            )
+        parent.required = node.is_chapter
+
+    def clean_body(self):
+        """Return the body with ``\n`` line breaks, as fixtures and imports store them
+        (browsers send a textarea's as ``\r\n``)."""
+        return "\n".join(lines(self.cleaned_data["body"]))
+
+    def clean(self):
+        """Merge with a newer revision, then check the page with the form's values.
+
+        A merge leaves the form unsaved, to be shown again (``self.merge``); otherwise the
+        form's values are set on ``self.instance``, which ``Node.clean()`` then checks.
+        """
+        cleaned = super().clean()
+        if self.errors or self.clean_merge():
+            if self.merge:
+                self.add_error(None, self.merge.message)
+            return cleaned
+        node = self.instance
+        node.title, node.status = cleaned["title"], cleaned["status"]
+        node.parent, node.body = cleaned.get("parent"), cleaned["body"]
+        try:
+            node.clean()
+        except ValidationError as error:
+            for field, messages in error.message_dict.items():
+                self.add_error(field if field in self.fields else None, messages)
+        except MarkdownError as error:
+            self.add_error("body", str(error))
+        return cleaned
+
+
+class DecisionForm(forms.Form):
+    """A reviewer's decision on a pending change: approve it, or send it back with a comment."""
+
+    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("send_back", "Send back")])
+    comment = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Why it goes back, for its author.",
+    )
+
+    def clean(self):
+        """Require a comment to send a change back."""
+        cleaned = super().clean()
+        if cleaned.get("decision") == "send_back" and not cleaned.get("comment", "").strip():
+            self.add_error("comment", "Say why the change goes back to its author.")
+        return cleaned

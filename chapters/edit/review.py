@@ -1,0 +1,117 @@
+"""The review's pages, and watching: the queue of pending changes, one change with its diff
+and the reviewer's decision, and the Watch button.
+
+Short function views; what a decision does is :mod:`chapters.edit.workflow`'s.
+"""
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from ..diff import diff_text, field_changes
+from ..models import Node, PendingChange, Watch
+from ..navigation import title_paths
+from ..permissions import can_edit, can_review, can_watch
+from . import workflow
+from .forms import DecisionForm
+
+__all__ = ["change_detail", "queue", "watch"]
+
+
+def queue(request):
+    """List the changes waiting for review, oldest first, each with its diff (reviewers)."""
+    if not can_review(request.user):
+        raise PermissionDenied("Only reviewers see the review queue.")
+    changes = PendingChange.objects.waiting().select_related("node", "author", "parent")
+    paths = title_paths()
+    rows = [{"change": change, **_diff(change, paths)} for change in changes]
+    return render(request, "chapters/edit/queue.html", {"rows": rows})
+
+
+def change_detail(request, change_id):
+    """Show a pending change with its diff (editors); a reviewer decides on it (POST)."""
+    if not can_edit(request.user):
+        raise PermissionDenied("Only editors see proposed changes.")
+    change = get_object_or_404(
+        PendingChange.objects.select_related("node", "author", "reviewer", "parent"),
+        pk=change_id,
+    )
+    form = DecisionForm()
+    if request.method == "POST":
+        if not can_review(request.user):
+            raise PermissionDenied("Only reviewers approve or send back changes.")
+        form = DecisionForm(request.POST)
+        if change.state != PendingChange.State.PENDING:
+            messages.error(request, "This change has been decided already.")
+            return redirect(change)
+        if form.is_valid():
+            return _decide(request, change, form.cleaned_data)
+    context = {"change": change, "form": form, **_diff(change, title_paths())}
+    return render(request, "chapters/edit/change.html", context)
+
+
+def _decide(request, change, decision):
+    """Approve or send back ``change`` as the reviewer decided; say what happened."""
+    base_url = request.build_absolute_uri("/")
+    if decision["decision"] == "approve":
+        reason = workflow.approve(change, request.user, base_url)
+        if reason is None:
+            messages.success(request, f"The change to “{change.node.title}” is live.")
+            return redirect(Node.objects.get(pk=change.node_id))
+        messages.warning(request, f"The change could not be approved and went back: {reason}")
+        return redirect(change)
+    workflow.send_back(change, request.user, decision["comment"], base_url)
+    messages.success(request, f"The change went back to {change.author}.")
+    return redirect("chapters:review")
+
+
+def _diff(change, paths):
+    """Return what ``change`` proposes: its fields and body against the revision it was made
+    from (the page as it is now, if that revision is unknown).
+
+    Args:
+        change: a pending change.
+        paths: every node's titles by primary key (``navigation.title_paths``).
+
+    Returns:
+        ``{"fields": [FieldChange], "body": [hunks], "overtaken": bool}``: the changes as
+        ``history.compare`` gives them, and whether the page was saved since the proposal.
+    """
+    revisions = Node.history.filter(id=change.node_id)
+    base = revisions.filter(history_id=change.base_revision).first() or change.node
+    latest = revisions.values_list("history_id", flat=True).first()
+
+    def parent(item):
+        if item.parent_id is None:
+            return "(top level)"
+        return " / ".join(paths.get(item.parent_id, ["(a deleted section)"]))
+
+    labels = [
+        ("Title", lambda item: item.title),
+        ("Status", lambda item: Node.Status(item.status).label),
+        ("Section", parent),
+    ]
+    return {
+        "fields": field_changes(base, change, labels),
+        "body": diff_text(base.body, change.body),
+        "overtaken": latest != change.base_revision,
+    }
+
+
+@require_POST
+def watch(request, path):
+    """Watch the page at ``path``, or stop watching it (``unwatch``), then go back to it."""
+    if not can_watch(request.user):
+        raise PermissionDenied("Sign in to watch pages.")
+    node = get_object_or_404(Node, path=path)
+    if "unwatch" in request.POST:
+        Watch.objects.filter(user=request.user, node=node).delete()
+        messages.success(request, f"You no longer watch “{node.title}”.")
+    else:
+        Watch.objects.get_or_create(user=request.user, node=node)
+        covered = " and every page under it" if not node.is_chapter else ""
+        messages.success(
+            request, f"You watch “{node.title}”{covered}: changes to it are e-mailed to you."
+        )
+    return redirect(node)

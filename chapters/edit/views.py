@@ -1,0 +1,272 @@
+"""The site's editor: editing and adding pages, their live preview, title completion and the
+drafts that save themselves.
+
+Short function views; what saving does is :mod:`chapters.edit.workflow`'s. The editor is a
+plain form that works without JavaScript (its "Preview" button shows the form again with
+the preview); ``static/js/editor.js`` adds the toolbar, the live preview, the shortcuts,
+the completion of wiki links and the autosave.
+"""
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.cache import cache
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from ..caching import version
+from ..markdown import BODY_MAX_LENGTH
+from ..models import TITLE_MAX_LENGTH, EditDraft, Node, lock_tree
+from ..navigation import breadcrumb, title_paths
+from ..permissions import can_add, can_edit, can_preview
+from . import workflow
+from .forms import EditForm
+from .preview import preview_or_error
+
+__all__ = ["draft", "edit", "new", "preview", "titles"]
+
+# The fields of the form a draft keeps as text, each cut to at most so many characters.
+DRAFT_LIMITS = {
+    "title": 200,
+    "status": 10,
+    "body": 2 * BODY_MAX_LENGTH,
+    "summary": 255,
+    "conflicts": 4 * TITLE_MAX_LENGTH + 100,
+}
+DRAFT_FIELDS = tuple(DRAFT_LIMITS)
+
+
+def _allowed(request, rule):
+    """Return a redirect to sign in for an anonymous user; raise 403 when ``rule`` refuses.
+
+    Raises:
+        PermissionDenied: a signed-in user whom ``rule`` refuses.
+    """
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path(), "admin:login")
+    if not rule(request.user):
+        raise PermissionDenied("You may not edit pages.")
+    return None
+
+
+def edit(request, path):
+    """Show the editor of the page at ``path`` (editors, ``permissions.can_edit``); save it."""
+    denied = _allowed(request, can_edit)
+    if denied:
+        return denied
+    node = get_object_or_404(Node, path=path)
+    return _editor(request, node, adding=False)
+
+
+def new(request, path):
+    """Show the editor of a new chapter in the section at ``path`` (``permissions.can_add``);
+    save it."""
+    denied = _allowed(request, can_add)
+    if denied:
+        return denied
+    section = get_object_or_404(Node, path=path, kind=Node.Kind.SECTION)
+    return _editor(request, section, adding=True)
+
+
+def _page(node, adding):
+    """Return the page the editor edits: ``node``, or a new chapter in the section ``node``."""
+    if adding:
+        return Node(kind=Node.Kind.CHAPTER, status=Node.Status.DRAFT, parent=node)
+    return node
+
+
+def _editor(request, node, adding):
+    """Show the editor (GET), or preview, resolve a conflict, or save (POST)."""
+    if request.method != "POST":
+        return _show(request, node, adding, _fresh_form(request, node, adding))
+    with transaction.atomic():
+        lock_tree()
+        node = get_object_or_404(Node, pk=node.pk)
+        form = EditForm(request.POST, node=_page(node, adding), user=request.user)
+        if "preview" in request.POST or form.resolving:
+            return _show(request, node, adding, form)
+        if not form.is_valid():
+            return _show(request, node, adding, form)
+        page = form.instance
+        try:
+            change = workflow.save_edit(
+                page,
+                request.user,
+                summary=form.cleaned_data["summary"],
+                base_revision=form.cleaned_data["base_revision"],
+                base_url=request.build_absolute_uri("/"),
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+            return _show(request, node, adding, form)
+        EditDraft.objects.filter(user=request.user, node=node, adding=adding).delete()
+    if change is not None:
+        messages.success(request, "Your change waits for a reviewer; readers see it once approved.")
+        return redirect(change)
+    messages.success(request, f"“{page.title}” was saved.")
+    return redirect(page)
+
+
+def _fresh_form(request, node, adding):
+    """Return the editor's form as it opens: from the page, or what the user asked back.
+
+    ``?restore=draft`` restores the user's autosaved draft; ``?change=<id>`` takes up one of
+    their pending or sent-back changes; otherwise their pending change to the page, if any,
+    is what they go on editing.
+    """
+    page, user = _page(node, adding), request.user
+    source, base = None, None
+    if request.GET.get("restore") == "draft":
+        source = EditDraft.objects.filter(user=user, node=node, adding=adding).first()
+        base = source and source.base_revision
+    elif not adding:
+        changes = node.pending_changes.filter(author=user)
+        wanted = request.GET.get("change", "")
+        if wanted.isdecimal():
+            source = changes.filter(pk=wanted).first()
+        else:
+            source = changes.filter(state="pending").first()
+        base = source and source.base_revision
+    if source is None:
+        return EditForm(node=page, user=user)
+    initial = {
+        "title": source.title,
+        "status": source.status or page.status,
+        "parent": source.parent_id,
+        "body": source.body,
+        "summary": source.summary,
+        "base_revision": base,
+        "conflicts": getattr(source, "conflicts", ""),
+    }
+    return EditForm(node=page, user=user, initial=initial)
+
+
+def _show(request, node, adding, form):
+    """Render the editor with ``form``, its preview, and what the user should know."""
+    user = request.user
+    body = form["body"].value() or ""
+    rendered = preview_or_error(body, "" if adding else node.pk)
+    draft_offer = None
+    if request.method == "GET" and request.GET.get("restore") != "draft":
+        draft_offer = EditDraft.objects.filter(user=user, node=node, adding=adding).first()
+    context = {
+        "node": node,
+        "adding": adding,
+        "form": form,
+        "ancestors": breadcrumb(node) + ([node] if adding else []),
+        "crumb": {"title": "New chapter"} if adding else node,
+        "preview": rendered,
+        "draft_offer": draft_offer,
+        "draft_url": _draft_url(node, adding),
+        "pending": [] if adding else list(node.pending_changes.waiting().select_related("author")),
+    }
+    return render(request, "chapters/edit/editor.html", context)
+
+
+def _draft_url(node, adding):
+    """Return the URL the editor's drafts are saved to."""
+    return reverse("chapters:draft-new" if adding else "chapters:draft", args=[node.path])
+
+
+@require_POST
+def draft(request, path, adding=False):
+    """Keep the editor's form as the user's draft, or discard it (``discard``).
+
+    The editor's script posts the form here every few seconds while it changes (a fetch with
+    the form's CSRF token); the draft's Discard button posts ``discard`` here too. Answers
+    JSON to the script, ``{"saved": <ISO time>, "message"}``, and a redirect to the editor
+    to a plain form; 403 for those who may not edit.
+    """
+    rule = can_add if adding else can_edit
+    if not rule(request.user):
+        return JsonResponse({"error": "You may not edit pages."}, status=403)
+    kind = {"kind": Node.Kind.SECTION} if adding else {}
+    node = get_object_or_404(Node, path=path, **kind)
+    drafts = EditDraft.objects.filter(user=request.user, node=node, adding=adding)
+    editor = reverse("chapters:new" if adding else "chapters:edit", args=[node.path])
+    if "discard" in request.POST:
+        drafts.delete()
+        if request.headers.get("Accept") == "application/json":
+            return JsonResponse({"discarded": True})
+        messages.info(request, "Your draft was discarded.")
+        return redirect(editor)
+    fields = {
+        name: request.POST.get(name, "").replace("\x00", "")[: DRAFT_LIMITS[name]]
+        for name in DRAFT_FIELDS
+    }
+    parent, base = request.POST.get("parent", ""), request.POST.get("base_revision", "")
+    fields["parent"] = Node.objects.filter(pk=parent).first() if parent.isdecimal() else None
+    fields["base_revision"] = int(base) if base.isdecimal() else None
+    saved, _ = EditDraft.objects.update_or_create(
+        user=request.user, node=node, adding=adding, defaults={**fields, "updated": timezone.now()}
+    )
+    when = timezone.localtime(saved.updated)
+    return JsonResponse({"saved": when.isoformat(), "message": f"Draft saved at {when:%H:%M:%S}"})
+
+
+@require_POST
+def preview(request):
+    """Render a body as the site would, with its broken links, as JSON (editors only).
+
+    POST ``body`` and ``node`` (the id of the page edited; empty for a new one). Answers
+    ``chapters.edit.preview.preview``'s result, ``{"error"}`` with status 400 for a body that
+    cannot be rendered, or with status 403 for a user who may not preview
+    (``permissions.can_preview``).
+    """
+    node_id = request.POST.get("node", "")
+    if not can_preview(request.user, adding=not node_id):
+        return JsonResponse({"error": "You may not preview chapters."}, status=403)
+    result = preview_or_error(request.POST.get("body", ""), node_id)
+    return JsonResponse(result, status=400 if "error" in result else 200)
+
+
+@require_GET
+def titles(request):
+    """List every page for the completion of wiki links, as JSON (editors only).
+
+    ``[{"title", "link", "label", "path"}, ...]`` in tree order: ``link`` is what to write
+    between ``[[`` and ``]]`` (the title, or as many titles of its path as tell it apart from
+    pages of the same title), ``label`` its titles from its area down, ``path`` its URL. Built
+    once per version of the wiki and kept in the cache under it.
+    """
+    if not (can_edit(request.user) or can_add(request.user)):
+        return JsonResponse({"error": "You may not edit pages."}, status=403)
+    key = f"edit-titles:{version(request)}"
+    content = cache.get(key)
+    if content is None:
+        content = json.dumps(_titles(), ensure_ascii=False)
+        cache.set(key, content)
+    return HttpResponse(content, content_type="application/json")
+
+
+def _titles():
+    """Return the pages for :func:`titles`: one query."""
+    paths = title_paths()
+    urls = dict(Node.objects.values_list("pk", "path"))
+    suffixes = {}
+    for pk, titles in paths.items():
+        folded = [title.casefold() for title in titles]
+        for length in range(1, len(folded) + 1):
+            suffixes.setdefault(tuple(folded[-length:]), set()).add(pk)
+    found = []
+    for pk, titles in paths.items():
+        folded = [title.casefold() for title in titles]
+        length = next(
+            (n for n in range(1, len(titles)) if len(suffixes[tuple(folded[-n:])]) == 1),
+            len(titles),
+        )
+        found.append(
+            {
+                "title": titles[-1],
+                "link": "/".join(titles[-length:]),
+                "label": " / ".join(titles),
+                "path": f"/{urls[pk]}/",
+            }
+        )
+    return found

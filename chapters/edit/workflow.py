@@ -1,0 +1,211 @@
+"""The review workflow: what saving an edit does, and what a review decides.
+
+- An edit of a page by someone who may publish it (``permissions.can_publish``), or of a
+  page that is not published, is saved at once: a revision, live for readers.
+- An edit of a published page by someone who may not publish becomes a
+  :class:`~chapters.models.PendingChange` (one per author and page: editing again updates
+  it); readers keep seeing the published revision.
+- A reviewer approves a pending change, which saves it at once through ``Node.save()``
+  under the tree's lock, merged three ways (:mod:`chapters.edit.merge`) with whatever was
+  saved since it was proposed; a conflict, or a change the tree refuses, goes back to its
+  author. Or they send it back with a comment.
+- Statuses follow ``permissions.statuses_for``: the forms offer only those.
+
+Every function here runs in one transaction under :func:`~chapters.models.lock_tree`, and
+tells the watchers (:mod:`chapters.edit.notify`) once it commits.
+"""
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from .. import history
+from ..markdown import MarkdownError
+from ..models import Node, PendingChange, lock_tree
+from ..permissions import PUBLISHED, can_edit, can_publish
+from . import notify
+from .conflicts import revision_fields
+from .merge import merge_fields, merge_text
+
+__all__ = ["approve", "page_tools", "revert", "save_edit", "send_back"]
+
+
+def save_edit(node, user, *, summary, base_revision, base_url):
+    """Save an editor's form for ``node``, or propose it for review (see the module).
+
+    Call under the tree's lock, in the transaction of the form's checks, with the form's
+    values set on ``node`` (unsaved).
+
+    Args:
+        node: the page, loaded after the lock, with the form's values; or a new one.
+        user: the editor.
+        summary: the edit summary.
+        base_revision: the revision id the form was made from (merged up to the latest).
+        base_url: the site's address, for the e-mail's links.
+
+    Returns:
+        The :class:`~chapters.models.PendingChange` made or updated, or None when the edit
+        was saved.
+
+    Raises:
+        ValidationError: the tree refuses the page where it is now (``Node.save()``).
+    """
+    stored = Node.objects.filter(pk=node.pk).values_list("status", flat=True).first()
+    if stored == PUBLISHED and not can_publish(user):
+        change, _ = PendingChange.objects.update_or_create(
+            node=node,
+            author=user,
+            state=PendingChange.State.PENDING,
+            defaults={
+                "base_revision": base_revision,
+                "title": node.title,
+                "status": node.status,
+                "parent": node.parent,
+                "body": node.body,
+                "summary": summary,
+                "updated": timezone.now(),
+            },
+        )
+        notify.change_proposed(change, base_url)
+        return change
+    node._history_user, node._change_reason = user, summary or None
+    node.save()
+    notify.page_changed(node, user, summary, base_url)
+    return None
+
+
+@transaction.atomic
+def approve(change, reviewer, base_url):
+    """Approve a pending change: save it as the page's next revision, at once.
+
+    Its author is the revision's author, and its summary reads "Approved by <reviewer>:
+    <summary>". If the page was saved since the change was proposed, the two are merged
+    three ways; a conflict, or a refusal by the tree's rules, sends the change back to its
+    author instead, saying why.
+
+    Args:
+        change: a pending change, still pending.
+        reviewer: who approves it.
+        base_url: the site's address, for the e-mail's links.
+
+    Returns:
+        None when the change is live; otherwise the reason it was sent back.
+    """
+    lock_tree()
+    node = Node.objects.get(pk=change.node_id)
+    latest = Node.history.filter(id=node.pk).first()
+    fields = change.fields()
+    if latest.history_id != change.base_revision:
+        base = Node.history.filter(id=node.pk, history_id=change.base_revision).first()
+        old = revision_fields(base) if base else {}
+        ours = {name: value for name, value in fields.items() if name != "body"}
+        values, conflicts = merge_fields(old, revision_fields(latest), ours)
+        text = merge_text(base.body if base else "", latest.body, change.body)
+        if conflicts or text.conflicts:
+            who = latest.history_user or "a script"
+            return send_back(
+                change,
+                reviewer,
+                f"It conflicts with revision {latest.history_id}, saved by {who} since it was "
+                "proposed: edit the page again to merge the two, then propose it again.",
+                base_url,
+            )
+        fields = {**values, "body": text.text}
+    node.title, node.status, node.body = fields["title"], fields["status"], fields["body"]
+    node.parent_id = fields["parent_id"]
+    node._history_user = change.author
+    node._change_reason = f"Approved by {reviewer}: {change.summary}".rstrip(": ")
+    try:
+        with transaction.atomic():
+            node.clean()
+            node.save()
+    except ValidationError as error:
+        return send_back(change, reviewer, " ".join(error.messages), base_url)
+    except MarkdownError as error:
+        return send_back(change, reviewer, str(error), base_url)
+    _decide(change, reviewer, PendingChange.State.APPROVED, "")
+    notify.change_decided(change, base_url)
+    return None
+
+
+def send_back(change, reviewer, comment, base_url):
+    """Send a pending change back to its author with ``comment``; the page stays as it is.
+
+    Returns:
+        ``comment``.
+    """
+    _decide(change, reviewer, PendingChange.State.SENT_BACK, comment)
+    notify.change_decided(change, base_url)
+    return comment
+
+
+def _decide(change, reviewer, state, comment):
+    """Record a review's decision on ``change``."""
+    now = timezone.now()
+    change.state, change.reviewer, change.comment = state, reviewer, comment
+    change.decided = change.updated = now
+    change.save(update_fields=["state", "reviewer", "comment", "decided", "updated"])
+
+
+@transaction.atomic
+def revert(node, revision, user, base_url):
+    """Revert ``node`` to ``revision`` as ``user`` may, by the workflow.
+
+    Someone who may publish reverts as ``chapters.history.revert`` does. Someone who may not
+    keeps the page's status where the revision would publish or unpublish it, and proposes
+    the revert of a published page as a pending change instead of saving it.
+
+    Args:
+        node: the page.
+        revision: one of its revisions.
+        user: who reverts.
+        base_url: the site's address, for the e-mail's links.
+
+    Returns:
+        ``(notes, change)``: what ``history.revert`` says (its ``NOTHING_TO_REVERT`` when
+        the page is as the revision left it already), and the pending change made, or None.
+    """
+    lock_tree()
+    node.refresh_from_db()
+    if can_publish(user) or node.status != PUBLISHED:
+        keep = not can_publish(user) and revision.status == PUBLISHED
+        notes = history.revert(node, revision, user, keep_status=keep)
+        if keep and history.NOTHING_TO_REVERT not in notes:
+            notes.append(f"It stays {node.get_status_display()}: only a reviewer may publish.")
+        return notes, None
+    fields = {**revision_fields(revision), "status": PUBLISHED}
+    current = revision_fields(Node.history.filter(id=node.pk).first())
+    if all(current[name] == fields[name] for name in ("title", "body", "parent_id")):
+        return [history.NOTHING_TO_REVERT], None
+    latest = Node.history.filter(id=node.pk).values_list("history_id", flat=True).first()
+    node.title, node.body = revision.title, revision.body
+    if Node.objects.filter(pk=revision.parent_id, kind=Node.Kind.SECTION).exists():
+        node.parent_id = revision.parent_id
+    change = save_edit(
+        node,
+        user,
+        summary=f"Revert to revision {revision.history_id}",
+        base_revision=latest,
+        base_url=base_url,
+    )
+    return [], change
+
+
+def page_tools(user, node):
+    """Return what a signed-in user's page shows about editing ``node`` (two queries at most).
+
+    Returns:
+        A dict: ``pending``, the changes to the page waiting for review (for editors);
+        ``watching``, whether the user watches the page itself; ``watched_through``, the
+        sections above it that they watch.
+    """
+    tools = {"pending": [], "watching": False, "watched_through": []}
+    if can_edit(user):
+        tools["pending"] = list(node.pending_changes.waiting().select_related("author"))
+    if user.is_authenticated:
+        for watch in user.watches.covering(node).select_related("node"):
+            if watch.node_id == node.pk:
+                tools["watching"] = True
+            else:
+                tools["watched_through"].append(watch.node)
+    return tools

@@ -1,0 +1,105 @@
+"""Changes awaiting review: an edit of a published page by someone who may not publish it.
+
+Readers keep seeing the published page until a reviewer approves the change
+(``chapters.edit.workflow``). Pending changes live in their own table, which no trigger of
+migration ``0010_wiki_version`` watches: proposing one changes nothing readers see, so it
+leaves the wiki's version, and every page kept for readers, as they are.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Count, Max
+from django.urls import reverse
+from django.utils import timezone
+
+__all__ = ["PendingChange"]
+
+
+class PendingChangeQuerySet(models.QuerySet):
+    """Querysets of pending changes."""
+
+    def waiting(self):
+        """Return the changes not yet decided, oldest first."""
+        return self.filter(state=PendingChange.State.PENDING).order_by("created", "pk")
+
+    def stamp(self):
+        """Return a short text that changes whenever any change is proposed, updated or
+        decided (one query).
+
+        Signed-in editors' pages say which pages have a change waiting, and their ETags
+        (``chapters.caching``) carry this, since a proposal does not bump the wiki's
+        version. Empty while there has never been a pending change.
+        """
+        found = self.aggregate(count=Count("pk"), last=Max("updated"))
+        if not found["count"]:
+            return ""
+        return f"{found['count']}.{found['last']:%Y%m%d%H%M%S%f}"
+
+
+class PendingChange(models.Model):
+    """A proposed edit of a published page, with the review's decision once there is one.
+
+    The proposal holds the fields the site's editor edits (title, status, parent, body) and
+    the revision it was made from (``base_revision``), so that approving it after the page
+    changed merges the two three ways instead of undoing the other change.
+    """
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Pending"
+        APPROVED = "approved", "Approved"
+        SENT_BACK = "sent_back", "Sent back"
+
+    node = models.ForeignKey(
+        "chapters.Node", on_delete=models.CASCADE, related_name="pending_changes"
+    )
+    base_revision = models.PositiveBigIntegerField(
+        help_text="The id of the page's revision the change was made from."
+    )
+    title = models.CharField(max_length=200)
+    status = models.CharField(max_length=10)
+    parent = models.ForeignKey(
+        "chapters.Node",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The section proposed; empty if it was deleted since.",
+    )
+    body = models.TextField(blank=True)
+    summary = models.CharField(max_length=255, blank=True)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pending_changes"
+    )
+    created = models.DateTimeField(default=timezone.now)
+    updated = models.DateTimeField(default=timezone.now)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    comment = models.TextField(blank=True, help_text="The reviewer's, when sent back.")
+    decided = models.DateTimeField(null=True, blank=True)
+
+    objects = PendingChangeQuerySet.as_manager()
+
+    class Meta:
+        indexes = [models.Index(fields=["node", "state"])]
+
+    def __str__(self):
+        return f"Change to “{self.node}” by {self.author} ({self.get_state_display()})"
+
+    def get_absolute_url(self):
+        """Return the page showing the change, its diff and the review's forms."""
+        return reverse("chapters:change", args=[self.pk])
+
+    def fields(self):
+        """Return the proposed fields by name, as a revision's fields are named."""
+        return {
+            "title": self.title,
+            "status": self.status,
+            "parent_id": self.parent_id,
+            "body": self.body,
+        }

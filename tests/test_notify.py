@@ -1,0 +1,146 @@
+"""Watching pages and the e-mail watchers get (chapters.edit.notify): exact recipients and
+subjects, after the change commits, never for one's own doing."""
+
+import pytest
+from django.core import mail
+
+from chapters.models import PendingChange, Watch
+from tests.helpers import edit, form_values, node, role_user, soup
+
+CHAPTER_ONE = "/area-a/section-a1/chapter-one/"
+EDIT_ONE = "/edit/area-a/section-a1/chapter-one/"
+
+
+def watching(name, title, role="Editor", **fields):
+    """Create a user ``name`` watching the node titled ``title``; return the user."""
+    user = role_user(name, role, **fields)
+    Watch.objects.create(user=user, node=node(title))
+    return user
+
+
+def sent():
+    """Return the mail sent, as ``(recipient, subject)`` pairs, in order."""
+    return [(message.to[0], message.subject) for message in mail.outbox]
+
+
+def save_in_editor(client, **changes):
+    """Save Chapter One in the site's editor as the signed-in user, with ``changes``."""
+    form = form_values(soup(client.get(EDIT_ONE)), "editor")
+    return client.post(EDIT_ONE, {**form, **changes, "save": "1"})
+
+
+@pytest.fixture
+def watchers(small_tree):
+    """Users watching Chapter One, or a section above it, or elsewhere."""
+    return {
+        "section": watching("alice", "Section A1"),
+        "page": watching("bob", "Chapter One"),
+        "elsewhere": watching("carol", "Area B"),
+        "no address": watching("dave", "Chapter One", email=""),
+        "inactive": watching("erin", "Area A", is_active=False),
+        "area": watching("frank", "Area A"),
+    }
+
+
+@pytest.mark.django_db
+def test_watchers_hear_of_a_saved_change_but_not_its_author(
+    client, watchers, django_capture_on_commit_callbacks
+):
+    client.force_login(watchers["page"])
+    with django_capture_on_commit_callbacks(execute=True):
+        save_in_editor(client, body="Better.", summary="Tightened")
+    assert sent() == [
+        ("alice@example.com", "[Curriculum Wiki] “Chapter One” was changed by bob"),
+        ("frank@example.com", "[Curriculum Wiki] “Chapter One” was changed by bob"),
+    ]
+    assert mail.outbox[0].body == (
+        "“Chapter One” was changed by bob.\n"
+        "Summary: Tightened\n"
+        "The page: http://testserver/area-a/section-a1/chapter-one/\n"
+        "Its history: http://testserver/history/area-a/section-a1/chapter-one/\n"
+    )
+
+
+@pytest.mark.django_db
+def test_nothing_is_sent_before_the_change_commits(client, watchers):
+    client.force_login(watchers["page"])
+    save_in_editor(client, body="Better.")
+    assert mail.outbox == []
+
+
+@pytest.mark.django_db
+def test_watchers_hear_of_a_proposal_and_of_its_review(
+    client, watchers, django_capture_on_commit_callbacks
+):
+    edit("Chapter One", status="published")
+    client.force_login(watchers["section"])  # alice, an editor
+    with django_capture_on_commit_callbacks(execute=True):
+        save_in_editor(client, body="Proposed.")
+    assert sent() == [
+        (
+            "bob@example.com",
+            "[Curriculum Wiki] A change to “Chapter One” by alice waits for review",
+        ),
+        (
+            "frank@example.com",
+            "[Curriculum Wiki] A change to “Chapter One” by alice waits for review",
+        ),
+    ]
+    mail.outbox.clear()
+    reviewer = watching("rev", "Chapter One", role="Reviewer")
+    client.force_login(reviewer)
+    change = PendingChange.objects.get()
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(change.get_absolute_url(), {"decision": "approve"})
+    subject = "[Curriculum Wiki] The change to “Chapter One” by alice was approved by rev"
+    assert sent() == [
+        ("alice@example.com", subject),
+        ("bob@example.com", subject),
+        ("frank@example.com", subject),
+    ]
+
+
+@pytest.mark.django_db
+def test_the_author_hears_a_change_was_sent_back(
+    client, small_tree, django_capture_on_commit_callbacks
+):
+    edit("Chapter One", status="published")
+    author = role_user("ed", "Editor")
+    client.force_login(author)
+    save_in_editor(client, body="Proposed.")
+    client.force_login(role_user("rev", "Reviewer"))
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            PendingChange.objects.get().get_absolute_url(),
+            {"decision": "send_back", "comment": "Cite a source."},
+        )
+    assert sent() == [
+        (
+            "ed@example.com",
+            "[Curriculum Wiki] The change to “Chapter One” by ed was sent back by rev",
+        )
+    ]
+    assert "Their comment: Cite a source.\n" in mail.outbox[0].body
+
+
+@pytest.mark.django_db
+def test_watch_and_unwatch_buttons(client, small_tree):
+    user = role_user("ed", "Editor")
+    client.force_login(user)
+    page = soup(client.get(CHAPTER_ONE))
+    assert page.select_one(".watch-form button").get_text() == "Watch"
+    response = client.post(f"/watch{CHAPTER_ONE}", follow=True)
+    assert [str(m) for m in response.context["messages"]] == [
+        "You watch “Chapter One”: changes to it are e-mailed to you."
+    ]
+    assert soup(client.get(CHAPTER_ONE)).select_one(".watch-form button").get_text() == (
+        "Stop watching"
+    )
+    client.post("/watch/area-a/", {"watch": "1"})
+    through = soup(client.get(CHAPTER_ONE)).select_one(".watched-through")
+    assert " ".join(through.get_text().split()) == "Watched with “Area A”"
+    client.post(f"/watch{CHAPTER_ONE}", {"unwatch": "1"})
+    assert [w.node.title for w in Watch.objects.filter(user=user)] == ["Area A"]
+    client.logout()
+    assert client.post(f"/watch{CHAPTER_ONE}").status_code == 403
+    assert soup(client.get(CHAPTER_ONE)).find(class_="watch-form") is None

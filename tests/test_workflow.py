@@ -1,0 +1,203 @@
+"""The review workflow (chapters.edit.workflow): pending changes that readers do not see,
+approving and sending back, the statuses each role may set, in the site and the admin."""
+
+import pytest
+from django.urls import reverse
+
+from chapters.models import Node, PendingChange, WikiVersion
+from tests.helpers import edit, form_values, node, role_user, soup
+
+CHAPTER_ONE = "/area-a/section-a1/chapter-one/"
+EDIT_ONE = "/edit/area-a/section-a1/chapter-one/"
+
+
+def propose(client, **changes):
+    """Open Chapter One's editor as the signed-in user, change it and save; return the
+    response."""
+    form = form_values(soup(client.get(EDIT_ONE)), "editor")
+    return client.post(EDIT_ONE, {**form, **changes, "save": "1"})
+
+
+@pytest.fixture
+def published(small_tree):
+    """Chapter One, published by a reviewer."""
+    edit("Chapter One", status="published", body="Published text.")
+
+
+@pytest.mark.django_db
+def test_editor_s_edit_of_a_published_page_waits_for_review_unseen_by_readers(client, published):
+    before_version, reader = WikiVersion.current(), client.get(CHAPTER_ONE).content
+    editor = role_user("ed", "Editor")
+    client.force_login(editor)
+    assert [
+        o["value"] for o in soup(client.get(EDIT_ONE)).select("select[name=status] option")
+    ] == ["published"]
+
+    response = propose(client, body="Proposed text.", summary="Clearer")
+
+    change = PendingChange.objects.get()
+    assert response["Location"] == f"/review/{change.pk}/"
+    assert (change.author, change.state, change.body, change.summary) == (
+        editor,
+        "pending",
+        "Proposed text.",
+        "Clearer",
+    )
+    assert node("Chapter One").body == "Published text."
+    assert WikiVersion.current() == before_version
+    client.logout()
+    assert client.get(CHAPTER_ONE).content == reader
+    client.force_login(editor)
+    note = soup(client.get(CHAPTER_ONE)).find(class_="pending-note")
+    assert " ".join(note.get_text().split()) == "A change by ed waits for review: see the change."
+    assert note.a["href"] == f"/review/{change.pk}/"
+
+    propose(client, body="Proposed text, again.")
+    assert [c.body for c in PendingChange.objects.all()] == ["Proposed text, again."]
+
+
+@pytest.mark.django_db
+def test_editor_s_page_etag_changes_when_a_change_is_proposed(client, published):
+    reviewer = role_user("rev", "Reviewer")
+    client.force_login(reviewer)
+    etag = client.get(CHAPTER_ONE)["ETag"]
+    assert client.get(CHAPTER_ONE, HTTP_IF_NONE_MATCH=etag).status_code == 304
+    PendingChange.objects.create(
+        node=node("Chapter One"), base_revision=1, title="x", status="published",
+        author=role_user("ed", "Editor"),
+    )  # fmt: skip
+    response = client.get(CHAPTER_ONE, HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 200
+    assert soup(response).find(class_="pending-note") is not None
+
+
+@pytest.mark.django_db
+def test_reviewer_approves_and_the_change_is_live_at_once(client, published):
+    editor, reviewer = role_user("ed", "Editor"), role_user("rev", "Reviewer")
+    client.force_login(editor)
+    propose(client, body="Proposed text.", summary="Clearer")
+    change = PendingChange.objects.get()
+    assert client.post(change.get_absolute_url(), {"decision": "approve"}).status_code == 403
+
+    client.force_login(reviewer)
+    queue = soup(client.get("/review/"))
+    assert [h.get_text(" ", strip=True) for h in queue.select(".review-item h2")] == [
+        "“Chapter One” by ed"
+    ]
+    assert queue.select_one(".review-item .diff-insert").get_text() == "1Proposed text."
+    response = client.post(change.get_absolute_url(), {"decision": "approve"})
+
+    assert response["Location"] == CHAPTER_ONE
+    assert node("Chapter One").body == "Proposed text."
+    latest = Node.history.filter(id=node("Chapter One").pk).first()
+    assert (latest.history_user, latest.history_change_reason) == (
+        editor,
+        "Approved by rev: Clearer",
+    )
+    change.refresh_from_db()
+    assert (change.state, change.reviewer) == ("approved", reviewer)
+    client.logout()
+    assert "Proposed text." in client.get(CHAPTER_ONE).content.decode()
+
+
+@pytest.mark.django_db
+def test_approving_merges_with_what_was_saved_since(client, published):
+    edit("Chapter One", body="One.\n\nTwo.\n\nThree.")
+    client.force_login(role_user("ed", "Editor"))
+    propose(client, body="One.\n\nTwo.\n\nThree, proposed.")
+    edit("Chapter One", body="One, since.\n\nTwo.\n\nThree.", title="Chapter 1")
+    client.force_login(role_user("rev", "Reviewer"))
+    client.post(PendingChange.objects.get().get_absolute_url(), {"decision": "approve"})
+    merged = node("Chapter 1")
+    assert merged.body == "One, since.\n\nTwo.\n\nThree, proposed."
+
+
+@pytest.mark.django_db
+def test_approving_a_conflicting_change_sends_it_back_to_its_author(client, published):
+    client.force_login(role_user("ed", "Editor"))
+    propose(client, body="Proposed text.")
+    edit("Chapter One", body="Their text.")
+    latest = Node.history.filter(id=node("Chapter One").pk).first()
+    client.force_login(role_user("rev", "Reviewer"))
+    client.post(PendingChange.objects.get().get_absolute_url(), {"decision": "approve"})
+    change = PendingChange.objects.get()
+    assert (change.state, change.comment) == (
+        "sent_back",
+        f"It conflicts with revision {latest.history_id}, saved by a script since it was "
+        "proposed: edit the page again to merge the two, then propose it again.",
+    )
+    assert node("Chapter One").body == "Their text."
+
+
+@pytest.mark.django_db
+def test_send_back_needs_a_comment_and_the_author_may_take_the_change_up_again(client, published):
+    editor = role_user("ed", "Editor")
+    client.force_login(editor)
+    propose(client, body="Proposed text.")
+    change = PendingChange.objects.get()
+    client.force_login(role_user("rev", "Reviewer"))
+    refused = client.post(change.get_absolute_url(), {"decision": "send_back", "comment": " "})
+    assert refused.context["form"].errors == {
+        "comment": ["Say why the change goes back to its author."]
+    }
+    client.post(change.get_absolute_url(), {"decision": "send_back", "comment": "Cite a source."})
+    change.refresh_from_db()
+    assert (change.state, change.comment) == ("sent_back", "Cite a source.")
+    client.force_login(editor)
+    page = soup(client.get(change.get_absolute_url()))
+    assert (
+        page.find("a", string="Edit this change again")["href"] == f"{EDIT_ONE}?change={change.pk}"
+    )
+    again = form_values(soup(client.get(f"{EDIT_ONE}?change={change.pk}")), "editor")
+    assert again["body"] == "Proposed text."
+
+
+@pytest.mark.django_db
+def test_only_reviewers_publish_and_unpublish(client, small_tree):
+    client.force_login(role_user("ed", "Editor"))
+    assert propose(client, status="published").context["form"].errors == {
+        "status": ["Select a valid choice. published is not one of the available choices."]
+    }
+    client.force_login(role_user("rev", "Reviewer"))
+    assert propose(client, status="published").status_code == 302
+    assert node("Chapter One").status == "published"
+    latest = Node.history.filter(id=node("Chapter One").pk).first()
+    assert latest.status == "published"
+    assert propose(client, status="draft").status_code == 302
+    assert node("Chapter One").status == "draft"
+
+
+@pytest.mark.django_db
+def test_admin_keeps_to_the_workflow(client, published):
+    client.force_login(role_user("ed", "Editor"))
+    url = reverse("admin:chapters_node_change", args=[node("Chapter One").pk])
+    data = form_values(soup(client.get(url)), "node_form")
+    refused = client.post(url, {**data, "body": "Sneaked in."})
+    assert refused.context["adminform"].form.non_field_errors() == [
+        "This page is published, and your changes to it need a reviewer's approval: propose "
+        "them in the site's editor, where they wait for review."
+    ]
+    two = reverse("admin:chapters_node_change", args=[node("Chapter Two").pk])
+    data = form_values(soup(client.get(two)), "node_form")
+    refused = client.post(two, {**data, "status": "published"})
+    assert refused.context["adminform"].form.errors == {
+        "status": ["Only a reviewer may publish a page or unpublish it."]
+    }
+    assert (node("Chapter One").body, node("Chapter Two").status) == ("Published text.", "draft")
+
+
+@pytest.mark.django_db
+def test_editor_s_revert_of_a_published_page_waits_for_review(client, published):
+    first = Node.history.filter(id=node("Chapter One").pk).order_by("history_id").first()
+    client.force_login(role_user("ed", "Editor"))
+    response = client.post(reverse("chapters:revert", args=[first.history_id]), follow=True)
+    assert [str(m) for m in response.context["messages"]] == [
+        "Your revert waits for a reviewer; readers see it once approved."
+    ]
+    change = PendingChange.objects.get()
+    assert (change.body, change.status, change.summary) == (
+        "This chapter is currently a scaffold.",
+        "published",
+        f"Revert to revision {first.history_id}",
+    )
+    assert node("Chapter One").body == "Published text."
