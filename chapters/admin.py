@@ -18,8 +18,8 @@ from django.views.decorators.http import require_POST
 from mptt.admin import DraggableMPTTAdmin
 
 from . import recovery
-from .files import admin_views as markdown
 from .edit.preview import preview_or_error
+from .files import admin_views as markdown
 from .forms import NodeAdminForm
 from .history import all_revisions, with_size_changes
 from .models import Node, lock_tree
