@@ -113,10 +113,13 @@ def main(worker, seconds):
         if not doomed:
             return False
         chosen = rng.choice(doomed)
-        kept.remove(chosen.pk)
+        pk = chosen.pk
+        # Counted only once it happened: a refused delete leaves the node kept.
+        if chosen.delete() == (0, {}):
+            raise AssertionError(f"Node {pk}, added by this worker, is gone.")
+        kept.remove(pk)
         nodes.remove(chosen)
-        deleted.append(chosen.pk)
-        chosen.delete()
+        deleted.append(pk)
         return True
 
     def restore():
