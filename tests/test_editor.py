@@ -361,3 +361,20 @@ def test_an_edit_posted_to_a_path_another_page_took_since_is_saved_to_the_page_o
     assert (response.status_code, response.url) == (302, "/area-b/section-b1/chapter-one/")
     assert (moved.body, newcomer.body) == ("Mine.", "")
     assert list(EditDraft.objects.values_list("node", flat=True)) == []
+
+
+@pytest.mark.django_db
+def test_a_save_that_changes_nothing_writes_no_revision(client, small_tree):
+    client.force_login(role_user("ed", "Editor"))
+    form = opened(client)
+    revisions = Node.history.filter(id=node("Chapter One").pk).count()
+
+    response = client.post(
+        EDIT_ONE, {**form, "summary": "Looked it over", "save": "1"}, follow=True
+    )
+
+    assert response.redirect_chain == [("/area-a/section-a1/chapter-one/", 302)]
+    assert Node.history.filter(id=node("Chapter One").pk).count() == revisions
+    assert [str(m) for m in response.context["messages"]] == [
+        "Nothing was changed, so no revision was saved."
+    ]

@@ -40,6 +40,8 @@ DRAFT_LIMITS = {
     "conflicts": 4 * TITLE_MAX_LENGTH + 100,
 }
 DRAFT_FIELDS = tuple(DRAFT_LIMITS)
+# The fields of a page the editor edits.
+EDITED_FIELDS = ("title", "status", "parent_id", "body")
 
 
 def _allowed(request, rule):
@@ -143,6 +145,10 @@ def _editor(request, node, adding):
         if not form.is_valid():
             return _show(request, node, adding, form)
         page = form.instance
+        if not adding and not _changed(page):
+            EditDraft.objects.filter(user=request.user, node=node, adding=adding).delete()
+            messages.info(request, "Nothing was changed, so no revision was saved.")
+            return redirect(page)
         try:
             change = workflow.save_edit(
                 page,
@@ -160,6 +166,14 @@ def _editor(request, node, adding):
         return redirect(change)
     messages.success(request, f"“{page.title}” was saved.")
     return redirect(page)
+
+
+def _changed(page):
+    """Return True if ``page`` (with the form's values) differs from the page as stored in
+    anything the editor edits: a Save that changes nothing writes no revision, which other
+    editors' forms would then have to merge with."""
+    stored = Node.objects.filter(pk=page.pk).values(*EDITED_FIELDS).get()
+    return any(getattr(page, name) != value for name, value in stored.items())
 
 
 def _fresh_form(request, node, adding):
