@@ -91,7 +91,7 @@ def test_watchers_hear_of_a_proposal_and_of_its_review(
     client.force_login(reviewer)
     change = PendingChange.objects.get()
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(change.get_absolute_url(), {"decision": "approve"})
+        client.post(change.get_absolute_url(), {"decision": "approve", "version": change.version})
     subject = "[Curriculum Wiki] The change to “Chapter One” by alice was approved by rev"
     assert sent() == [
         ("alice@example.com", subject),
@@ -110,9 +110,10 @@ def test_the_author_hears_a_change_was_sent_back(
     save_in_editor(client, body="Proposed.")
     client.force_login(role_user("rev", "Reviewer"))
     with django_capture_on_commit_callbacks(execute=True):
+        change = PendingChange.objects.get()
         client.post(
-            PendingChange.objects.get().get_absolute_url(),
-            {"decision": "send_back", "comment": "Cite a source."},
+            change.get_absolute_url(),
+            {"decision": "send_back", "comment": "Cite a source.", "version": change.version},
         )
     assert sent() == [
         (

@@ -2,13 +2,17 @@
 approving and sending back, the statuses each role may set, in the site and the admin."""
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils import timezone
 
+from chapters.edit import workflow
 from chapters.models import Node, PendingChange, WikiVersion
 from tests.helpers import edit, form_values, node, role_user, soup
 
 CHAPTER_ONE = "/area-a/section-a1/chapter-one/"
 EDIT_ONE = "/edit/area-a/section-a1/chapter-one/"
+BASE_URL = "http://testserver/"
 
 
 def propose(client, **changes):
@@ -16,6 +20,13 @@ def propose(client, **changes):
     response."""
     form = form_values(soup(client.get(EDIT_ONE)), "editor")
     return client.post(EDIT_ONE, {**form, **changes, "save": "1"})
+
+
+def decide(client, change, **decision):
+    """Open ``change``'s page as the signed-in reviewer and post ``decision`` with its form;
+    return the response."""
+    form = form_values(soup(client.get(change.get_absolute_url())), "review-decision")
+    return client.post(change.get_absolute_url(), {**form, **decision})
 
 
 @pytest.fixture
@@ -85,7 +96,7 @@ def test_reviewer_approves_and_the_change_is_live_at_once(client, published):
         "“Chapter One” by ed"
     ]
     assert queue.select_one(".review-item .diff-insert").get_text() == "1Proposed text."
-    response = client.post(change.get_absolute_url(), {"decision": "approve"})
+    response = decide(client, change, decision="approve")
 
     assert response["Location"] == CHAPTER_ONE
     assert node("Chapter One").body == "Proposed text."
@@ -107,7 +118,7 @@ def test_approving_merges_with_what_was_saved_since(client, published):
     propose(client, body="One.\n\nTwo.\n\nThree, proposed.")
     edit("Chapter One", body="One, since.\n\nTwo.\n\nThree.", title="Chapter 1")
     client.force_login(role_user("rev", "Reviewer"))
-    client.post(PendingChange.objects.get().get_absolute_url(), {"decision": "approve"})
+    decide(client, PendingChange.objects.get(), decision="approve")
     merged = node("Chapter 1")
     assert merged.body == "One, since.\n\nTwo.\n\nThree, proposed."
 
@@ -119,7 +130,7 @@ def test_approving_a_conflicting_change_sends_it_back_to_its_author(client, publ
     edit("Chapter One", body="Their text.")
     latest = Node.history.filter(id=node("Chapter One").pk).first()
     client.force_login(role_user("rev", "Reviewer"))
-    client.post(PendingChange.objects.get().get_absolute_url(), {"decision": "approve"})
+    decide(client, PendingChange.objects.get(), decision="approve")
     change = PendingChange.objects.get()
     assert (change.state, change.comment) == (
         "sent_back",
@@ -136,11 +147,11 @@ def test_send_back_needs_a_comment_and_the_author_may_take_the_change_up_again(c
     propose(client, body="Proposed text.")
     change = PendingChange.objects.get()
     client.force_login(role_user("rev", "Reviewer"))
-    refused = client.post(change.get_absolute_url(), {"decision": "send_back", "comment": " "})
+    refused = decide(client, change, decision="send_back", comment=" ")
     assert refused.context["form"].errors == {
         "comment": ["Say why the change goes back to its author."]
     }
-    client.post(change.get_absolute_url(), {"decision": "send_back", "comment": "Cite a source."})
+    decide(client, change, decision="send_back", comment="Cite a source.")
     change.refresh_from_db()
     assert (change.state, change.comment) == ("sent_back", "Cite a source.")
     client.force_login(editor)
@@ -201,3 +212,72 @@ def test_editor_s_revert_of_a_published_page_waits_for_review(client, published)
         f"Revert to revision {first.history_id}",
     )
     assert node("Chapter One").body == "Published text."
+
+
+@pytest.mark.django_db
+def test_a_reviewer_approves_only_what_they_saw(client, published):
+    editor, reviewer = role_user("ed", "Editor"), role_user("rev", "Reviewer")
+    client.force_login(editor)
+    propose(client, body="Harmless fix.")
+    change = PendingChange.objects.get()
+    client.force_login(reviewer)
+    seen = form_values(soup(client.get(change.get_absolute_url())), "review-decision")
+    client.force_login(editor)
+    propose(client, body="Something else.")
+    client.force_login(reviewer)
+
+    response = client.post(change.get_absolute_url(), {**seen, "decision": "approve"}, follow=True)
+
+    assert [str(m) for m in response.context["messages"]][-1] == (
+        "The change was edited since you opened it: look again."
+    )
+    assert node("Chapter One").body == "Published text."
+    change.refresh_from_db()
+    assert (change.state, change.body) == ("pending", "Something else.")
+    again = form_values(soup(response), "review-decision")
+    assert again["version"] == change.version != seen["version"]
+
+
+@pytest.mark.django_db
+def test_a_reviewer_sends_back_only_what_they_saw(published):
+    editor = role_user("ed", "Editor")
+    page = node("Chapter One")
+    change = PendingChange.objects.create(
+        node=page, author=editor, base_revision=page.history.first().history_id,
+        title=page.title, status="published", parent=page.parent, body="Proposed.",
+    )  # fmt: skip
+    seen = change.version
+    PendingChange.objects.filter(pk=change.pk).update(updated=timezone.now())
+
+    with pytest.raises(ValidationError) as refused:
+        workflow.send_back(change, role_user("rev", "Reviewer"), "No.", BASE_URL, seen=seen)
+
+    assert refused.value.messages == ["The change was edited since you opened it: look again."]
+    assert PendingChange.objects.get().state == "pending"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("second", ["approve", "send_back"])
+def test_a_change_is_decided_once_even_by_two_reviewers_at_once(published, second):
+    editor = role_user("ed", "Editor")
+    page = node("Chapter One")
+    PendingChange.objects.create(
+        node=page, author=editor, base_revision=page.history.first().history_id,
+        title=page.title, status="published", parent=page.parent, body="Proposed.",
+    )  # fmt: skip
+    first, stale = PendingChange.objects.get(), PendingChange.objects.get()
+    workflow.approve(first, role_user("rev", "Reviewer"), BASE_URL)
+
+    with pytest.raises(ValidationError) as refused:
+        if second == "approve":
+            workflow.approve(stale, role_user("rev2", "Reviewer"), BASE_URL)
+        else:
+            workflow.send_back(stale, role_user("rev2", "Reviewer"), "No.", BASE_URL)
+
+    assert refused.value.messages == ["This change has been decided already."]
+    reasons = [r.history_change_reason or "" for r in node("Chapter One").history.all()]
+    assert [reason for reason in reasons if reason.startswith("Approved by")] == ["Approved by rev"]
+    assert (PendingChange.objects.get().state, PendingChange.objects.get().reviewer.username) == (
+        "approved",
+        "rev",
+    )

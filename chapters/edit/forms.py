@@ -129,8 +129,13 @@ class EditForm(MergingFormMixin):
 
 
 class DecisionForm(forms.Form):
-    """A reviewer's decision on a pending change: approve it, or send it back with a comment."""
+    """A reviewer's decision on a pending change: approve it, or send it back with a comment.
 
+    ``version`` is the change's ``PendingChange.version`` as the reviewer saw it: the
+    workflow refuses the decision if the change was edited since.
+    """
+
+    version = forms.CharField(widget=forms.HiddenInput, max_length=40)
     decision = forms.ChoiceField(choices=[("approve", "Approve"), ("send_back", "Send back")])
     comment = forms.CharField(
         required=False,

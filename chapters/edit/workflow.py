@@ -27,7 +27,19 @@ from . import notify
 from .conflicts import revision_fields
 from .merge import merge_fields, merge_text
 
-__all__ = ["approve", "page_tools", "revert", "save_edit", "send_back"]
+__all__ = [
+    "DECIDED_ALREADY",
+    "EDITED_SINCE",
+    "approve",
+    "decidable",
+    "page_tools",
+    "revert",
+    "save_edit",
+    "send_back",
+]
+
+DECIDED_ALREADY = "This change has been decided already."
+EDITED_SINCE = "The change was edited since you opened it: look again."
 
 
 def save_edit(node, user, *, summary, base_revision, base_url):
@@ -75,23 +87,29 @@ def save_edit(node, user, *, summary, base_revision, base_url):
 
 
 @transaction.atomic
-def approve(change, reviewer, base_url):
+def approve(change, reviewer, base_url, *, seen=None):
     """Approve a pending change: save it as the page's next revision, at once.
 
     Its author is the revision's author, and its summary reads "Approved by <reviewer>:
     <summary>". If the page was saved since the change was proposed, the two are merged
     three ways; a conflict, or a refusal by the tree's rules, sends the change back to its
-    author instead, saying why.
+    author instead, saying why. The change is read again under the tree's lock, so of two
+    reviewers deciding at once only the first decides (:func:`decidable`).
 
     Args:
-        change: a pending change, still pending.
+        change: a pending change.
         reviewer: who approves it.
         base_url: the site's address, for the e-mail's links.
+        seen: the change's ``version`` the reviewer saw, or None not to check it.
 
     Returns:
         None when the change is live; otherwise the reason it was sent back.
+
+    Raises:
+        ValidationError: the change was decided already, or edited since ``seen``.
     """
     lock_tree()
+    change = decidable(change, seen)
     node = Node.objects.get(pk=change.node_id)
     latest = Node.history.filter(id=node.pk).first()
     fields = change.fields()
@@ -103,7 +121,7 @@ def approve(change, reviewer, base_url):
         text = merge_text(base.body if base else "", latest.body, change.body)
         if conflicts or text.conflicts:
             who = latest.history_user or "a script"
-            return send_back(
+            return _send_back(
                 change,
                 reviewer,
                 f"It conflicts with revision {latest.history_id}, saved by {who} since it was "
@@ -120,20 +138,61 @@ def approve(change, reviewer, base_url):
             node.clean()
             node.save()
     except ValidationError as error:
-        return send_back(change, reviewer, " ".join(error.messages), base_url)
+        return _send_back(change, reviewer, " ".join(error.messages), base_url)
     except MarkdownError as error:
-        return send_back(change, reviewer, str(error), base_url)
+        return _send_back(change, reviewer, str(error), base_url)
     _decide(change, reviewer, PendingChange.State.APPROVED, "")
     notify.change_decided(change, base_url)
     return None
 
 
-def send_back(change, reviewer, comment, base_url):
+@transaction.atomic
+def send_back(change, reviewer, comment, base_url, *, seen=None):
     """Send a pending change back to its author with ``comment``; the page stays as it is.
+
+    Args:
+        change: a pending change.
+        reviewer: who sends it back.
+        comment: why, for its author.
+        base_url: the site's address, for the e-mail's links.
+        seen: the change's ``version`` the reviewer saw, or None not to check it.
 
     Returns:
         ``comment``.
+
+    Raises:
+        ValidationError: the change was decided already, or edited since ``seen``
+            (:func:`decidable`).
     """
+    lock_tree()
+    return _send_back(decidable(change, seen), reviewer, comment, base_url)
+
+
+def decidable(change, seen=None):
+    """Return ``change`` read again, if a reviewer may still decide on it as they saw it.
+
+    Call under the tree's lock, which every write of a pending change takes (saving an
+    edit, reverting, deciding): the change read here stays as it is until the decision
+    commits, so two reviewers deciding at once cannot both decide.
+
+    Args:
+        change: a pending change, as the reviewer's request read it.
+        seen: the ``version`` the reviewer saw, or None not to check it.
+
+    Raises:
+        ValidationError: the change was decided already (:data:`DECIDED_ALREADY`), or edited
+            since the reviewer saw it (:data:`EDITED_SINCE`).
+    """
+    current = PendingChange.objects.select_related("node", "author").filter(pk=change.pk).first()
+    if current is None or current.state != PendingChange.State.PENDING:
+        raise ValidationError(DECIDED_ALREADY)
+    if seen is not None and current.version != seen:
+        raise ValidationError(EDITED_SINCE)
+    return current
+
+
+def _send_back(change, reviewer, comment, base_url):
+    """Send ``change`` back under the lock taken by the caller, who checked it is pending."""
     _decide(change, reviewer, PendingChange.State.SENT_BACK, comment)
     notify.change_decided(change, base_url)
     return comment

@@ -6,6 +6,8 @@ migration ``0010_wiki_version`` watches: proposing one changes nothing readers s
 leaves the wiki's version, and every page kept for readers, as they are.
 """
 
+from datetime import UTC
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Count, Max
@@ -94,6 +96,17 @@ class PendingChange(models.Model):
     def get_absolute_url(self):
         """Return the page showing the change, its diff and the review's forms."""
         return reverse("chapters:change", args=[self.pk])
+
+    @property
+    def version(self):
+        """Return a text that changes whenever the change is edited or decided: the time it
+        was last ``updated``, in UTC, to the microsecond.
+
+        The reviewer's decision form carries the version they saw, and the workflow refuses
+        a decision on any other (``chapters.edit.workflow``): a reviewer approves only the
+        text they were shown.
+        """
+        return f"{self.updated.astimezone(UTC):%Y%m%d%H%M%S%f}"
 
     def fields(self):
         """Return the proposed fields by name, as a revision's fields are named."""
