@@ -14,6 +14,8 @@ from django.db.models import Count, Max
 from django.urls import reverse
 from django.utils import timezone
 
+from .node import Node
+
 __all__ = ["PendingChange"]
 
 
@@ -107,6 +109,24 @@ class PendingChange(models.Model):
         text they were shown.
         """
         return f"{self.updated.astimezone(UTC):%Y%m%d%H%M%S%f}"
+
+    def field_problems(self):
+        """Return what is wrong with the change's choices, each checked alone.
+
+        The ``loaddata`` command checks every row of a fixture with this, as it checks a
+        node's with ``Node.field_problems``: Django's ``loaddata`` stores rows raw, and a
+        state or status that is not a choice would break the review's pages.
+
+        Returns:
+            Sentences in lower case ending with a full stop, as ``Node.field_problems``'s:
+            a state that is not a ``State``, a status that is not a node's ``Status``.
+        """
+        choices = (("state", self.State.values), ("status", Node.Status.values))
+        return [
+            f"the {field} “{getattr(self, field)}” is not one of {', '.join(values)}."
+            for field, values in choices
+            if getattr(self, field) not in values
+        ]
 
     def fields(self):
         """Return the proposed fields by name, as a revision's fields are named."""
