@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from chapters.files.export import export_files
-from chapters.files.folder import read_directory, read_zip, write_directory, zip_folder
+from chapters.files.folder import FolderError, read_directory, read_zip, write_directory, zip_folder
 from chapters.files.importer import import_folder
 from chapters.models import Node
 from tests.helpers import edit, node, tree_table
@@ -262,6 +262,28 @@ def test_import_without_delete_keeps_nodes_not_in_the_folder(small_tree):
     result = import_folder(files)
     assert (result.changes, result.kept) == ([], 1)
     assert node("Chapter Six").path == "area-b/section-b1/chapter-six"
+
+
+@pytest.mark.django_db
+def test_import_by_someone_who_may_not_publish_adds_no_published_page(small_tree):
+    files = export_files()
+    files["SUMMARY.md"] += b"    - [Chapter Seven](area-b/section-b1/chapter-seven.md)\n"
+    files["area-b/section-b1/chapter-seven.md"] = (
+        b"---\ntitle: Chapter Seven\nstatus: published\n---\n\nNew.\n"
+    )
+    before = tree_table()
+
+    with pytest.raises(FolderError) as refused:
+        import_folder(files, publish=False)
+
+    assert refused.value.problems == [
+        "area-b/section-b1/chapter-seven.md (SUMMARY.md line 14): it adds “Chapter Seven”, "
+        "published. Only a reviewer may publish pages or change published ones."
+    ]
+    assert tree_table() == before
+    assert [change.path for change in import_folder(files).changes] == [
+        "area-b/section-b1/chapter-seven"
+    ]
 
 
 @pytest.mark.django_db
