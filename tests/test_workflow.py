@@ -281,3 +281,74 @@ def test_a_change_is_decided_once_even_by_two_reviewers_at_once(published, secon
         "approved",
         "rev",
     )
+
+
+def diff_rows(page):
+    """Return the field rows of a diff on a parsed page, as lists of cell texts."""
+    rows = page.find(class_="diff-fields").tbody.find_all("tr")
+    return [[cell.get_text() for cell in row.find_all(["th", "td"])] for row in rows]
+
+
+@pytest.mark.django_db
+def test_an_editor_s_revert_confirmation_shows_what_the_pending_change_keeps(client, published):
+    first = Node.history.filter(id=node("Chapter One").pk).order_by("history_id").first()
+    edit("Chapter One", slug="chapter-1")
+    client.force_login(role_user("ed", "Editor"))
+
+    page = soup(client.get(reverse("chapters:revert", args=[first.history_id])))
+
+    assert page.h2.get_text() == "What the revert proposes"
+    assert page.find(class_="diff-fields") is None
+    assert [row.get_text() for row in page.find(class_="diff-body").find_all("tr")] == [
+        "1Published text.",
+        "1This chapter is currently a scaffold.",
+    ]
+    assert [li.get_text() for li in page.select(".revert-notes li")] == [
+        "Its slug stays “chapter-1”: a change for review keeps the address.",
+        "It stays Published, and waits for a reviewer's approval.",
+    ]
+    assert not page.find("form", class_="revert-confirm").button.has_attr("disabled")
+
+
+@pytest.mark.django_db
+def test_an_editor_s_revert_confirmation_keeps_a_draft_unpublished(client, small_tree):
+    edit("Chapter Two", status="published", body="Once published.")
+    published = Node.history.filter(id=node("Chapter Two").pk).first()
+    edit("Chapter Two", status="draft", body="Now a draft.")
+    client.force_login(role_user("ed", "Editor"))
+
+    page = soup(client.get(reverse("chapters:revert", args=[published.history_id])))
+
+    assert page.h2.get_text() == "What the revert changes"
+    assert page.find(class_="diff-fields") is None
+    assert [li.get_text() for li in page.select(".revert-notes li")] == [
+        "It stays Draft: only a reviewer may publish."
+    ]
+    client.post(reverse("chapters:revert", args=[published.history_id]))
+    assert (node("Chapter Two").status, node("Chapter Two").body) == ("draft", "Once published.")
+
+
+@pytest.mark.django_db
+def test_an_editor_s_revert_does_not_replace_their_pending_change(client, published):
+    first = Node.history.filter(id=node("Chapter One").pk).order_by("history_id").first()
+    url = reverse("chapters:revert", args=[first.history_id])
+    client.force_login(role_user("ed", "Editor"))
+    propose(client, body="An hour of work.")
+    refusal = (
+        "Your change to this page waits for review, and a revert would replace it: edit that "
+        "change instead, or revert once it has been decided."
+    )
+
+    page = soup(client.get(url))
+    response = client.post(url, {"next": CHAPTER_ONE}, follow=True)
+
+    assert page.find(class_="revert-refused").get_text() == refusal
+    assert page.find("form", class_="revert-confirm").button.has_attr("disabled")
+    assert [str(m) for m in response.context["messages"]][-1] == refusal
+    assert [(c.body, c.summary) for c in PendingChange.objects.all()] == [("An hour of work.", "")]
+    client.force_login(role_user("other", "Editor"))
+    assert client.post(url).status_code == 302
+    assert sorted(c.body for c in PendingChange.objects.all()) == [
+        "An hour of work.",
+        "This chapter is currently a scaffold.",
+    ]

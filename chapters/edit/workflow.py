@@ -34,6 +34,7 @@ __all__ = [
     "decidable",
     "page_tools",
     "revert",
+    "revert_plan",
     "save_edit",
     "send_back",
 ]
@@ -206,13 +207,42 @@ def _decide(change, reviewer, state, comment):
     change.save(update_fields=["state", "reviewer", "comment", "decided", "updated"])
 
 
+def revert_plan(node, revision, user):
+    """Return what reverting ``node`` to ``revision`` would do, as ``user`` may (see
+    :func:`revert`), changing nothing: what the revert's confirmation page shows.
+
+    Args:
+        node: the page.
+        revision: one of its revisions.
+        user: who would revert.
+
+    Returns:
+        A dict: ``after``, an unsaved copy of the page as the revert would leave it (or as
+        the pending change would propose it); ``notes``, what would not be restored;
+        ``pending``, whether the revert would wait for review; ``refused``, why it would be
+        refused (:func:`revert` raises it), or "".
+    """
+    after = Node.objects.get(pk=node.pk)
+    if can_publish(user) or after.status != PUBLISHED:
+        keep = not can_publish(user) and revision.status == PUBLISHED
+        notes = history.restore_fields(after, revision, keep_status=keep)
+        if keep and revision.status != after.status:
+            notes.append(f"It stays {after.get_status_display()}: only a reviewer may publish.")
+        return {"after": after, "notes": notes, "pending": False, "refused": ""}
+    notes = _propose_revert(after, revision)
+    return {"after": after, "notes": notes, "pending": True, "refused": _refusal(after, user)}
+
+
 @transaction.atomic
 def revert(node, revision, user, base_url):
     """Revert ``node`` to ``revision`` as ``user`` may, by the workflow.
 
     Someone who may publish reverts as ``chapters.history.revert`` does. Someone who may not
     keeps the page's status where the revision would publish or unpublish it, and proposes
-    the revert of a published page as a pending change instead of saving it.
+    the revert of a published page as a pending change instead of saving it: its title,
+    body and section (where that section still exists), never its slug or kind, which a
+    pending change does not hold. That is refused while they have a change to the page
+    waiting for review already, which the revert would otherwise replace unseen.
 
     Args:
         node: the page.
@@ -223,6 +253,9 @@ def revert(node, revision, user, base_url):
     Returns:
         ``(notes, change)``: what ``history.revert`` says (its ``NOTHING_TO_REVERT`` when
         the page is as the revision left it already), and the pending change made, or None.
+
+    Raises:
+        ValidationError: the user's own pending change to the page waits for review.
     """
     lock_tree()
     node.refresh_from_db()
@@ -232,14 +265,14 @@ def revert(node, revision, user, base_url):
         if keep and history.NOTHING_TO_REVERT not in notes:
             notes.append(f"It stays {node.get_status_display()}: only a reviewer may publish.")
         return notes, None
-    fields = {**revision_fields(revision), "status": PUBLISHED}
-    current = revision_fields(Node.history.filter(id=node.pk).first())
-    if all(current[name] == fields[name] for name in ("title", "body", "parent_id")):
+    stored = (node.title, node.body, node.parent_id)
+    _propose_revert(node, revision)
+    if (node.title, node.body, node.parent_id) == stored:
         return [history.NOTHING_TO_REVERT], None
+    refusal = _refusal(node, user)
+    if refusal:
+        raise ValidationError(refusal)
     latest = Node.history.filter(id=node.pk).values_list("history_id", flat=True).first()
-    node.title, node.body = revision.title, revision.body
-    if Node.objects.filter(pk=revision.parent_id, kind=Node.Kind.SECTION).exists():
-        node.parent_id = revision.parent_id
     change = save_edit(
         node,
         user,
@@ -248,6 +281,34 @@ def revert(node, revision, user, base_url):
         base_url=base_url,
     )
     return [], change
+
+
+def _propose_revert(node, revision):
+    """Set on ``node`` what an editor's revert of a published page proposes; return notes
+    saying what it keeps."""
+    notes = []
+    node.title, node.body = revision.title, revision.body
+    if revision.parent_id != node.parent_id:
+        if Node.objects.filter(pk=revision.parent_id, kind=Node.Kind.SECTION).exists():
+            node.parent_id = revision.parent_id
+        elif revision.parent_id is not None:
+            notes.append("The section it was in no longer exists, so it stays where it is.")
+        else:
+            notes.append("It stays where it is: a change for review moves a page only.")
+    if revision.slug != node.slug:
+        notes.append(f"Its slug stays “{node.slug}”: a change for review keeps the address.")
+    notes.append("It stays Published, and waits for a reviewer's approval.")
+    return notes
+
+
+def _refusal(node, user):
+    """Return why ``user`` may not propose a revert of ``node`` now, or ""."""
+    if node.pending_changes.waiting().filter(author=user).exists():
+        return (
+            "Your change to this page waits for review, and a revert would replace it: edit "
+            "that change instead, or revert once it has been decided."
+        )
+    return ""
 
 
 def page_tools(user, node):
