@@ -352,3 +352,29 @@ def test_an_editor_s_revert_does_not_replace_their_pending_change(client, publis
         "An hour of work.",
         "This chapter is currently a scaffold.",
     ]
+
+
+@pytest.mark.django_db
+def test_a_page_published_while_an_editor_edits_it_merges_their_save_for_review(client, small_tree):
+    edit("Chapter One", status="review", body="In review.")
+    editor = role_user("ed", "Editor")
+    client.force_login(editor)
+    form = form_values(soup(client.get(EDIT_ONE)), "editor")
+    edit("Chapter One", status="published", user=role_user("rev", "Reviewer"))
+
+    response = client.post(EDIT_ONE, {**form, "body": "In review, improved.", "save": "1"})
+
+    merged = response.context["form"]
+    assert merged.errors == {"__all__": [merged.merge.message]}
+    assert merged.merge.message.startswith("rev saved this page at ")
+    page = soup(response)
+    assert [o["value"] for o in page.select("select[name=status] option")] == ["published"]
+    assert page.select_one("select[name=status] option[selected]")["value"] == "published"
+    again = form_values(page, "editor")
+    assert client.post(EDIT_ONE, {**again, "save": "1"}).status_code == 302
+    change = PendingChange.objects.get()
+    assert (change.status, change.body, node("Chapter One").body) == (
+        "published",
+        "In review, improved.",
+        "In review.",
+    )
