@@ -5,6 +5,7 @@ Short function views.
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, QueryDict
@@ -152,10 +153,12 @@ def revision_diff(request):
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
+@login_required(login_url="admin:login")
 def revision_revert(request, revision_id):
     """Ask to confirm a revert, showing what it will really change for this user (GET,
     ``edit.workflow.revert_plan``); revert (POST), by the workflow (``permissions.can_revert``,
-    ``edit.workflow.revert``), then go back to ``next``, saying what was done or refused."""
+    ``edit.workflow.revert``), then go back to ``next``, saying what was done or refused.
+    Anonymous users are sent to sign in first, as on the editor's pages."""
     if not can_revert(request.user):
         raise PermissionDenied("Only editors who may change pages can revert them.")
     revision = get_object_or_404(history.all_revisions(), history_id=revision_id)

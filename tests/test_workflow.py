@@ -378,3 +378,18 @@ def test_a_page_published_while_an_editor_edits_it_merges_their_save_for_review(
         "In review, improved.",
         "In review.",
     )
+
+
+@pytest.mark.django_db
+def test_anonymous_users_are_asked_to_sign_in_to_review_or_revert(client, published):
+    page = node("Chapter One")
+    change = PendingChange.objects.create(
+        node=page, author=role_user("ed", "Editor"), base_revision=1, title="x",
+        status="published",
+    )  # fmt: skip
+    revert = reverse("chapters:revert", args=[page.history.first().history_id])
+    for url in ("/review/", change.get_absolute_url(), revert):
+        response = client.get(url)
+        assert (response.status_code, response["Location"]) == (302, f"/admin/login/?next={url}")
+    assert client.post(change.get_absolute_url(), {"decision": "approve"}).status_code == 302
+    assert PendingChange.objects.get().state == "pending"

@@ -5,6 +5,7 @@ Short function views; what a decision does is :mod:`chapters.edit.workflow`'s.
 """
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -19,8 +20,10 @@ from .forms import DecisionForm
 __all__ = ["change_detail", "queue", "watch"]
 
 
+@login_required(login_url="admin:login")
 def queue(request):
-    """List the changes waiting for review, oldest first, each with its diff (reviewers)."""
+    """List the changes waiting for review, oldest first, each with its diff (reviewers;
+    anonymous users are sent to sign in first, as on the editor's pages)."""
     if not can_review(request.user):
         raise PermissionDenied("Only reviewers see the review queue.")
     changes = PendingChange.objects.waiting().select_related("node", "author", "parent")
@@ -29,8 +32,10 @@ def queue(request):
     return render(request, "chapters/edit/queue.html", {"rows": rows})
 
 
+@login_required(login_url="admin:login")
 def change_detail(request, change_id):
-    """Show a pending change with its diff (editors); a reviewer decides on it (POST)."""
+    """Show a pending change with its diff (editors; anonymous users are sent to sign in
+    first); a reviewer decides on it (POST)."""
     if not can_edit(request.user):
         raise PermissionDenied("Only editors see proposed changes.")
     change = get_object_or_404(
