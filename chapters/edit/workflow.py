@@ -8,11 +8,15 @@
 - A reviewer approves a pending change, which saves it at once through ``Node.save()``
   under the tree's lock, merged three ways (:mod:`chapters.edit.merge`) with whatever was
   saved since it was proposed; a conflict, or a change the tree refuses, goes back to its
-  author. Or they send it back with a comment.
+  author. Or they send it back with a comment. Either decision is on the change as the
+  reviewer saw it (``PendingChange.version``), and only while it is still pending.
+- A revert by someone who may not publish follows the same rules (:func:`revert`), and
+  never replaces their own pending change.
 - Statuses follow ``permissions.statuses_for``: the forms offer only those.
 
-Every function here runs in one transaction under :func:`~chapters.models.lock_tree`, and
-tells the watchers (:mod:`chapters.edit.notify`) once it commits.
+Every function here that writes runs in one transaction under
+:func:`~chapters.models.lock_tree`, and tells the watchers (:mod:`chapters.edit.notify`)
+once it commits.
 """
 
 from django.core.exceptions import ValidationError
