@@ -7,7 +7,7 @@ from django.contrib.admin.utils import NestedObjects
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db import router, transaction
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.defaultfilters import pluralize
 from django.template.response import TemplateResponse
@@ -23,6 +23,7 @@ from .files import admin_views as markdown
 from .forms import NodeAdminForm
 from .history import all_revisions, with_size_changes
 from .models import Node, lock_tree
+from .permissions import PUBLISHED, can_publish
 
 MAX_INDENTED_LEVEL = 8  # css/admin-tree.css indents depths 1 to 8
 
@@ -99,6 +100,44 @@ class NodeAdmin(DraggableMPTTAdmin):
         with transaction.atomic(using=router.db_for_write(self.model)):
             lock_tree(router.db_for_write(self.model))
             return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def changelist_view(self, request, extra_context=None):
+        """Show the tree; on a drop (``cmd=move_node``), move the node by the workflow.
+
+        django-mptt's script posts a drop here. A drop of a published page, or of a section
+        with published pages under it, moves what readers see at once, so it needs someone
+        who may publish (``permissions.can_publish``), as the change form needs for the same
+        move: anyone else gets the drag's refusal, "FAIL, invalid move.", with a message
+        saying why. The check and the move are one transaction under the tree's lock.
+        """
+        if request.method != "POST" or request.POST.get("cmd") != "move_node":
+            return super().changelist_view(request, extra_context)
+        with transaction.atomic(using=router.db_for_write(self.model)):
+            lock_tree(router.db_for_write(self.model))
+            refusal = self.move_refusal(request)
+            if refusal:
+                self.message_user(request, refusal, level=messages.ERROR)
+                return HttpResponse("FAIL, invalid move.")
+            return super().changelist_view(request, extra_context)
+
+    def move_refusal(self, request):
+        """Return why the workflow refuses the user's drop of ``cut_item``, or "".
+
+        Returns:
+            A message naming the page, when it is published or has published pages under
+            it and the user may not publish; "" otherwise (django-mptt checks the rest).
+        """
+        cut = request.POST.get("cut_item", "")
+        node = Node.objects.filter(pk=cut).first() if cut.isdecimal() else None
+        if node is None or can_publish(request.user):
+            return ""
+        published = node.get_descendants(include_self=True).filter(status=PUBLISHED)
+        if not published.exists():
+            return ""
+        return (
+            f"“{node.title}” is published or has published pages under it: only a reviewer "
+            "may move it, since the move is live for readers at once."
+        )
 
     def delete_selected_tree(self, modeladmin, request, queryset):
         """Delete the selected nodes (the changelist's action), under the tree's lock.

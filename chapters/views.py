@@ -5,7 +5,8 @@ Short function views.
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.core.exceptions import PermissionDenied
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
@@ -15,7 +16,7 @@ from django.views.decorators.http import require_http_methods
 
 from . import contents, history, navigation, readiness, search
 from .caching import cached_page, version
-from .edit.workflow import page_tools, revert
+from .edit.workflow import page_tools, revert, revert_plan
 from .forms import AreaForm, CompareForm, SearchForm
 from .markdown import MarkdownError, render_markdown
 from .models import LinkResolver, Node, PathRedirect
@@ -152,9 +153,12 @@ def revision_diff(request):
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
+@login_required(login_url="admin:login")
 def revision_revert(request, revision_id):
-    """Ask to confirm a revert, showing what it changes (GET); revert (POST), by the workflow
-    (``permissions.can_revert``, ``edit.workflow.revert``), then go back to ``next``."""
+    """Ask to confirm a revert, showing what it will really change for this user (GET,
+    ``edit.workflow.revert_plan``); revert (POST), by the workflow (``permissions.can_revert``,
+    ``edit.workflow.revert``), then go back to ``next``, saying what was done or refused.
+    Anonymous users are sent to sign in first, as on the editor's pages."""
     if not can_revert(request.user):
         raise PermissionDenied("Only editors who may change pages can revert them.")
     revision = get_object_or_404(history.all_revisions(), history_id=revision_id)
@@ -166,11 +170,16 @@ def revision_revert(request, revision_id):
         target = node.get_absolute_url()
     if request.method != "POST":
         current = history.all_revisions().filter(id=node.pk).first()
-        context = {"revision": revision, "node": node, "next": target}
+        plan = revert_plan(node, revision, request.user)
+        context = {"revision": revision, "node": node, "next": target, **plan}
         return render(
-            request, "chapters/revert.html", {**context, **history.compare(current, revision)}
+            request, "chapters/revert.html", {**context, **history.compare(current, plan["after"])}
         )
-    notes, change = revert(node, revision, request.user, request.build_absolute_uri("/"))
+    try:
+        notes, change = revert(node, revision, request.user, request.build_absolute_uri("/"))
+    except ValidationError as refused:
+        messages.error(request, " ".join(refused.messages))
+        return redirect(target)
     if history.NOTHING_TO_REVERT in notes:
         messages.info(request, history.NOTHING_TO_REVERT)
     elif change is not None:

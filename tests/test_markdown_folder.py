@@ -271,6 +271,28 @@ def test_import_without_delete_keeps_nodes_not_in_the_folder(small_tree):
 
 
 @pytest.mark.django_db
+def test_import_by_someone_who_may_not_publish_adds_no_published_page(small_tree):
+    files = export_files()
+    files["SUMMARY.md"] += b"    - [Chapter Seven](area-b/section-b1/chapter-seven.md)\n"
+    files["area-b/section-b1/chapter-seven.md"] = (
+        b"---\ntitle: Chapter Seven\nstatus: published\n---\n\nNew.\n"
+    )
+    before = tree_table()
+
+    with pytest.raises(FolderError) as refused:
+        import_folder(files, publish=False)
+
+    assert refused.value.problems == [
+        "area-b/section-b1/chapter-seven.md (SUMMARY.md line 14): it adds “Chapter Seven”, "
+        "published. Only a reviewer may publish pages or change published ones."
+    ]
+    assert tree_table() == before
+    assert [change.path for change in import_folder(files).changes] == [
+        "area-b/section-b1/chapter-seven"
+    ]
+
+
+@pytest.mark.django_db
 def test_import_matches_by_id_through_a_move_and_a_new_slug(small_tree):
     files = export_files()
     two = files.pop("area-a/section-a1/chapter-two.md")

@@ -16,6 +16,7 @@ from mptt.exceptions import InvalidMove
 from ..curriculum_file import date_latest_revision, tree_position
 from ..markdown import MarkdownError
 from ..models import Node, lock_tree
+from ..permissions import PUBLISHED
 from .folder import FolderError
 from .frontmatter import normalize_body
 from .reading import read_folder
@@ -52,7 +53,7 @@ class ImportResult:
 
 
 @transaction.atomic
-def import_folder(files, *, delete=False, dry_run=False, use_ids=True):
+def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=True):
     """Make the tree match a folder of Markdown files (see ``chapters.files``).
 
     Each file's entry is matched to a node by its ``id`` when a node has it, otherwise by
@@ -74,19 +75,26 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True):
         dry_run: do everything, then roll it back.
         use_ids: match and create nodes by the files' ``id``; false to match by place only,
             for a folder exported from another database.
+        publish: whether the importer may publish (``permissions.can_publish``). When
+            false, an import that would add a published page, publish one, or change, move
+            or delete a published page (or a section with published pages under it) is
+            refused, naming each such page: the review workflow (``chapters.edit.workflow``)
+            has no pending change for an import, and an editor's import must not go live
+            unreviewed.
 
     Returns:
         An :class:`ImportResult`.
 
     Raises:
-        FolderError: the folder cannot be read, or does not fit the tree; its problems name
-            each file and line. Nothing is written.
+        FolderError: the folder cannot be read, or does not fit the tree, or (without
+            ``publish``) would change what readers see; its problems name each file and
+            line. Nothing is written.
     """
     outline, problems = read_folder(files)
     if problems:
         raise FolderError(problems)
     lock_tree()
-    run = _Import(outline, delete=delete, use_ids=use_ids)
+    run = _Import(outline, delete=delete, use_ids=use_ids, publish=publish)
     if run.problems:
         raise FolderError(run.problems)
     try:
@@ -94,6 +102,8 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True):
     except (ValidationError, InvalidMove, MarkdownError) as error:
         messages = error.messages if isinstance(error, ValidationError) else [str(error)]
         raise FolderError([f"{run.current}: {' '.join(messages)}"]) from error
+    if run.unpublishable:
+        raise FolderError(run.unpublishable)
     if dry_run:
         transaction.set_rollback(True)
     elif run.explicit_ids:
@@ -104,8 +114,9 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True):
 class _Import:
     """One import's state: the tree as read under the lock, the matches, what was written."""
 
-    def __init__(self, outline, *, delete, use_ids):
+    def __init__(self, outline, *, delete, use_ids, publish):
         self.entries, self.delete, self.use_ids = outline.entries, delete, use_ids
+        self.publish, self.unpublishable = publish, []
         self.problems, self.changes, self.unchanged = [], [], 0
         self.current, self.explicit_ids = "", False
         rows = Node.objects.values_list("pk", "parent_id", "slug", "path", "kind")
@@ -183,6 +194,18 @@ class _Import:
         if self.delete:
             self._delete(self.unmatched)
 
+    def _refuse(self, where, what):
+        """Record a write that needs someone who may publish, when the importer may not."""
+        if not self.publish:
+            self.unpublishable.append(
+                f"{where}: {what} Only a reviewer may publish pages or change published ones."
+            )
+
+    @staticmethod
+    def _holds_published(node):
+        """Return True when a page under ``node`` is published."""
+        return node.get_descendants().filter(status=PUBLISHED).exists()
+
     def _ensure(self, entry):
         """Return the entry's node, adding it first when it is new."""
         if entry not in self.placed:
@@ -235,6 +258,12 @@ class _Import:
             self.placed[entry] = node
             self.unchanged += 1
             return
+        if node.status == PUBLISHED:
+            self._refuse(entry.at(), f"it changes the published page /{old_path}/.")
+        elif "status" in changed and entry.status == PUBLISHED:
+            self._refuse(entry.at(), f"it publishes /{old_path}/.")
+        elif (move is not None or "slug" in changed) and self._holds_published(node):
+            self._refuse(entry.at(), f"it moves /{old_path}/, with published pages under it.")
         newer = entry.updated is not None and entry.updated > node.updated
         for name in changed:
             setattr(node, name, getattr(entry, name))
@@ -298,6 +327,8 @@ class _Import:
         parent = self._parent(entry)
         previous = self._previous(entry)
         self.current = entry.at()
+        if entry.status == PUBLISHED:
+            self._refuse(entry.at(), f"it adds “{entry.title}”, published.")
         node = Node(
             parent=parent,
             title=entry.title,
@@ -328,6 +359,12 @@ class _Import:
             if not Node.objects.filter(pk=node.pk).exists():
                 continue
             self.current = f"deleting {node.path}"
+            if node.status == PUBLISHED or self._holds_published(node):
+                self._refuse(
+                    f"/{node.path}/",
+                    "it is not in the folder, so the import deletes it, and it is published or "
+                    "has published pages under it.",
+                )
             under = node.get_descendant_count()
             node._change_reason = REASON
             node.delete()
