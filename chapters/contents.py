@@ -196,7 +196,7 @@ def entries(toc):
     """Return the entries of the table of contents in reading order, with their marks.
 
     Args:
-        toc: root nodes whose children are cached, sections with their ``readiness``.
+        toc: root nodes whose children are cached.
 
     Returns:
         A list of :class:`Entry`, walked without recursion.

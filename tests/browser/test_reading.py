@@ -98,7 +98,7 @@ def test_table_of_contents_collapses_and_opens_each_section(browse, small_tree):
 
 
 def test_table_of_contents_scrolls_the_current_page_into_view(browse, curriculum):
-    page = browse(LAST_CHAPTER, viewport={"width": 1280, "height": 500})  # a table taller than that
+    page = browse(LAST_CHAPTER, viewport={"width": 1280, "height": 300})  # a table taller than that
     sidebar = page.locator(".sidebar")
     current = sidebar.locator('[aria-current="page"]')
     expect(current).to_have_text("Pricing and Contracts")

@@ -1,0 +1,78 @@
+"""The reader's aids in a browser: the contents' filter (also on 20,000 entries), the phone's
+contents drawer, the "On this page" rail, code blocks' copy button, the print page."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.helpers import build_tree
+
+pytestmark = pytest.mark.browser
+
+CHAPTER_FOUR = "/area-a/section-a2/chapter-four/"
+
+
+def shown_names(page):
+    """Return the names of the contents' entries shown, in order."""
+    return page.locator("#toc li:visible > a").all_text_contents()
+
+
+def test_filter_narrows_the_contents_as_you_type_and_restores_them(browse, small_tree):
+    page = browse(CHAPTER_FOUR)
+    page.wait_for_load_state("networkidle")  # the icon too
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    before = shown_names(page)
+    field = page.get_by_label("Filter the chapters")
+    field.fill("five")
+    assert shown_names(page) == ["Area B", "Section B1", "Chapter Five"]
+    expect(page.locator(".toc-filter-status")).to_have_text("1 match")
+    field.fill("section a")  # every word, in any case: a section's whole list
+    assert shown_names(page) == [
+        "Area A",
+        "Section A1",
+        "Chapter One",
+        "Chapter Two",
+        "Chapter Three",
+        "Section A2",
+        "Chapter Four",
+    ]
+    field.fill("nothing like it")
+    assert shown_names(page) == []
+    expect(page.locator(".toc-filter-status")).to_have_text("No chapters match.")
+    field.press("Escape")
+    expect(field).to_have_value("")
+    assert shown_names(page) == before  # Section A1 closed again, as it was
+    assert requests == []
+    field.fill("chapter six")
+    with page.expect_navigation(url="**/area-b/section-b1/chapter-six/"):
+        field.press("Enter")
+
+
+def test_filter_is_quick_on_20000_entries(browse, db):
+    areas = 10
+    outline = []
+    for a in range(areas):
+        outline.append(f"Area {a}")
+        for s in range(39):
+            outline.append(f"  Section {a}-{s}")
+            outline.extend(f"    Chapter {a}-{s}-{c}" for c in range(50))
+    assert build_tree("\n".join(outline) + "\n") == 19_900
+    page = browse("/area-9/section-9-38/chapter-9-38-49/")
+    assert page.locator("#toc li").count() == 19_900
+    timings = page.evaluate(
+        """() => {
+            const field = document.getElementById("toc-filter-q");
+            return ["chapter 3-7-4", "chapter 3-7-", "3", ""].map((text) => {
+                const start = performance.now();
+                field.value = text;
+                field.dispatchEvent(new Event("input"));
+                const js = performance.now() - start;
+                document.body.getBoundingClientRect();  // and the layout it causes
+                return [js, performance.now() - start];
+            });
+        }"""
+    )
+    # Generous bounds for a shared machine; bench/README.md has the measured times.
+    print("filter timings (ms):", timings)
+    assert max(total for _, total in timings) < 1000, timings
+    assert shown_names(page)[-1] == "Chapter 9-38-49"
