@@ -2,9 +2,8 @@
 
 Every page shows the whole tree ("All chapters"), so its HTML is rendered from
 ``chapters/_toc.html`` once per version of the wiki and kept in Django's cache, together with
-what each page shows of the tree around it (:class:`PageNavigation`). On the home page every
-section is open; beside a page only the sections leading to it are, and its own link says
-``aria-current="page"``.
+what each page shows of the tree around it (:class:`PageNavigation`). Beside a page only the
+sections leading to it are open, and its own link says ``aria-current="page"``.
 
 Where those marks go is not searched for in the template's bytes: this module gives the
 template, per entry, a mark for its link's opening tag and one for its ``<details>`` tag
@@ -36,7 +35,6 @@ __all__ = [
     "Contents",
     "Entry",
     "PageNavigation",
-    "contents_html",
     "entries",
     "mark_current",
     "page_navigation",
@@ -113,24 +111,6 @@ class PageNavigation:
     next: Node | None
     children: tuple  # sections only, each with its ``readiness``
     readiness: Readiness | None  # sections only
-
-
-def contents_html(version):
-    """Return the table of contents' HTML with every section open, as on the home page.
-
-    Rendered once per version of the wiki and then read from the cache (one query for the
-    tree when it is not there).
-
-    Args:
-        version: the wiki's version token (``WikiVersion.current()``).
-
-    Returns:
-        The HTML, marked safe.
-    """
-    contents = cache.get(CONTENTS_KEY, version=version)
-    if contents is None:
-        contents = _render_contents(count_chapters(table_of_contents()), version)
-    return contents.marked((offset, OPEN) for offset in contents.sections.values())
 
 
 def page_navigation(node, version):

@@ -13,7 +13,7 @@ from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
-from . import contents, history, navigation, readiness, search
+from . import contents, history, landing, navigation, readiness, search
 from .caching import cached_page, version
 from .edit.workflow import page_tools, revert
 from .forms import AreaForm, CompareForm, SearchForm
@@ -28,9 +28,9 @@ RESULTS_PER_PAGE = 20
 
 @cached_page
 def home(request):
-    """Render the wiki's title and the full table of contents."""
-    toc_html = contents.contents_html(version(request))
-    return render(request, "chapters/home.html", {"toc_html": toc_html})
+    """Render the landing page: the wiki's name and description, its areas, where to start,
+    the chapters updated last (``chapters.landing``)."""
+    return render(request, "chapters/home.html", {"landing": landing.landing()})
 
 
 @cached_page
