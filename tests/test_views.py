@@ -262,8 +262,13 @@ def test_stylesheets_and_scripts_are_files_of_this_site(client, curriculum):
     ]
     assert page_scripts(page) == SITE_SCRIPTS  # no inline script
     # theme.js runs before the page is drawn, so that a remembered colour scheme shows at once.
-    assert [script.has_attr("defer") for script in page.find_all("script")] == [False, True, True]
-    assert [script.string for script in page.find_all("script")] == [None, None, None]
+    assert [script.has_attr("defer") for script in page.find_all("script")] == [
+        False,
+        True,
+        True,
+        True,
+    ]
+    assert [script.string for script in page.find_all("script")] == [None] * 4
 
 
 def wide_outline(areas, sections, chapters):
@@ -402,9 +407,44 @@ def test_favicon_ico_redirects_to_the_icon(client):
 
 @pytest.mark.django_db
 def test_table_of_contents_has_a_filter_that_needs_javascript(client, small_tree):
-    sidebar = soup(client.get("/area-a/section-a1/chapter-one/")).find("aside", class_="sidebar")
+    sidebar = soup(client.get("/area-a/section-a1/chapter-one/")).find("div", class_="sidebar")
     box = sidebar.find(class_="toc-filter")
     assert box.has_attr("hidden")  # js/toc.js shows it
     assert [child.name for child in sidebar.find_all(recursive=False)] == ["div", "nav"]
     field = box.find("input", type="search")
     assert box.find("label", attrs={"for": field["id"]}).get_text() == "Filter the chapters"
+
+
+@pytest.mark.django_db
+def test_header_tells_readers_and_editors_apart(client, small_tree, admin_user):
+    page = "/area-a/section-a1/chapter-two/"
+    header = soup(client.get(page)).find("header", class_="site-header")
+    sign_in = header.find("a", class_="sign-in")
+    assert (sign_in.get_text(), sign_in["href"]) == ("Sign in", f"/admin/login/?next={page}")
+    assert header.find(class_="account") is None
+    client.force_login(admin_user)
+    header = soup(client.get(page)).find("header", class_="site-header")
+    account = header.find(class_="account")
+    assert " ".join(account.get_text().split()) == "Signed in as admin · Edit · Sign out"
+    assert account.find("a", class_="edit-link")["href"] == "/edit/area-a/section-a1/chapter-two/"
+    form = account.find("form")
+    assert (
+        form["method"],
+        form["action"],
+        form.find("input", attrs={"name": "next"})["value"],
+    ) == (
+        "post",
+        "/admin/logout/",
+        page,
+    )
+    assert header.find("a", class_="sign-in") is None
+    search = " ".join(soup(client.get("/search/")).find(class_="account").get_text().split())
+    assert search == "Signed in as admin · Sign out"  # no page to edit
+
+
+@pytest.mark.django_db
+def test_sign_out_from_the_header_returns_to_the_page(client, small_tree, admin_user):
+    client.force_login(admin_user)
+    response = client.post("/admin/logout/", {"next": "/area-b/"})
+    assert (response.status_code, response["Location"]) == (302, "/area-b/")
+    assert "_auth_user_id" not in client.session

@@ -1,6 +1,6 @@
 // The table of contents beside a page: the filter above it, the current page scrolled into
-// view, and on narrow screens the table behind the header's "Contents" button. Without
-// JavaScript the filter stays hidden and, on narrow screens, the table stays after the page's
+// view, and on phones the table in a drawer behind the header's "Contents" button. Without
+// JavaScript the filter stays hidden and, on phones, the table stays after the page's
 // content.
 "use strict";
 
@@ -96,42 +96,105 @@ function setUpFilter(toc) {
   box.hidden = false;
 }
 
-document.addEventListener("DOMContentLoaded", () => {
-  const contents = document.getElementById("toc");
-  if (contents) setUpFilter(contents);
-  const sidebar = document.querySelector(".sidebar");
-  const toc = sidebar && sidebar.querySelector("#toc");
-  const button = document.querySelector(".toc-toggle");
-  if (!toc || !button) return;
-  const layout = sidebar.closest(".layout");
-  const current = toc.querySelector('[aria-current="page"]');
+// On a phone, the table is a drawer over the page, opened by the header's "Contents" button:
+// while it is open the rest of the page is inert, Tab and Shift+Tab go round within it, and
+// Escape, its Close button or a tap beside it closes it and gives the focus back to the
+// button.
+function setUpDrawer(sidebar, toc, button) {
+  const phone = window.matchMedia("(max-width: 50rem)");
+  const root = document.documentElement;
+  const outside = () => Array.from(document.body.children).filter((el) => !el.contains(sidebar));
+  const head = document.createElement("div");
+  head.className = "drawer-head";
+  head.innerHTML = '<p>Contents</p><button type="button" class="icon-button">Close</button>';
+  const close = head.querySelector("button");
+  sidebar.prepend(head);
+  const backdrop = document.createElement("div");
+  backdrop.className = "drawer-backdrop";
+  backdrop.hidden = true;
+  sidebar.after(backdrop);
+  // The layout's own children that are not the sidebar are inert too (the page's <main>).
+  const others = () => [...outside(), ...Array.from(sidebar.parentElement.children)]
+    .filter((el) => el !== sidebar && el !== backdrop && !el.contains(sidebar));
 
-  // Scroll the sidebar (not the window) so the current page sits a third of the way down.
-  function reveal() {
-    if (!current) return;
-    const offset = current.getBoundingClientRect().top - sidebar.getBoundingClientRect().top;
-    sidebar.scrollTop += offset - sidebar.clientHeight / 3;
+  function isOpen() {
+    return root.classList.contains("drawer-open");
   }
 
   function setOpen(open) {
+    if (open === isOpen()) return;
+    root.classList.toggle("drawer-open", open);
     button.setAttribute("aria-expanded", String(open));
-    layout.classList.toggle("toc-open", open);
+    backdrop.hidden = !open;
+    for (const element of others()) element.inert = open;
     if (open) {
-      reveal();
-      // The table comes after the content in the document: take the keyboard there.
-      (current || toc.querySelector("a")).focus({ preventScroll: true });
+      sidebar.setAttribute("role", "dialog");
+      sidebar.setAttribute("aria-modal", "true");
+      sidebar.setAttribute("aria-label", "Contents");
+      reveal(sidebar, toc);
+      (toc.querySelector('[aria-current="page"]') || toc.querySelector("a")).focus({
+        preventScroll: true,
+      });
+    } else {
+      sidebar.removeAttribute("role");
+      sidebar.removeAttribute("aria-modal");
+      sidebar.removeAttribute("aria-label");
+      button.focus();
     }
   }
 
-  button.setAttribute("aria-controls", toc.id);
-  button.addEventListener("click", () => setOpen(button.getAttribute("aria-expanded") !== "true"));
+  // The stops shown: not those in a closed section (skipped, not removed, from the layout).
+  function focusable() {
+    return Array.from(sidebar.querySelectorAll("a[href], button, input, summary")).filter((el) =>
+      el.checkVisibility(),
+    );
+  }
+
+  button.addEventListener("click", () => setOpen(!isOpen()));
+  close.addEventListener("click", () => setOpen(false));
+  backdrop.addEventListener("click", () => setOpen(false));
   sidebar.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && layout.classList.contains("toc-open")) {
+    if (!isOpen()) return;
+    if (event.key === "Escape") {
+      event.preventDefault();
       setOpen(false);
-      button.focus();
+    } else if (event.key === "Tab") {
+      const stops = focusable();
+      const first = stops[0];
+      const last = stops[stops.length - 1];
+      if (event.shiftKey && document.activeElement === first) {
+        event.preventDefault();
+        last.focus();
+      } else if (!event.shiftKey && document.activeElement === last) {
+        event.preventDefault();
+        first.focus();
+      }
     }
   });
-  layout.classList.add("toc-collapsible");
+  phone.addEventListener("change", () => {
+    if (!phone.matches) setOpen(false);
+  });
+  root.classList.add("drawer-ready");
   button.hidden = false;
-  reveal();
+  window.requestAnimationFrame(() => {
+    window.requestAnimationFrame(() => root.classList.add("drawer-animate"));
+  });
+}
+
+// Scroll the sidebar (not the window) so the current page sits a third of the way down.
+function reveal(sidebar, toc) {
+  const current = toc.querySelector('[aria-current="page"]');
+  if (!current) return;
+  const offset = current.getBoundingClientRect().top - sidebar.getBoundingClientRect().top;
+  sidebar.scrollTop += offset - sidebar.clientHeight / 3;
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  const toc = document.getElementById("toc");
+  const sidebar = document.getElementById("sidebar");
+  if (!toc || !sidebar) return;
+  setUpFilter(toc);
+  const button = document.querySelector(".toc-toggle");
+  if (button) setUpDrawer(sidebar, toc, button);
+  reveal(sidebar, toc);
 });

@@ -4,11 +4,14 @@ contents drawer, the "On this page" rail, code blocks' copy button, the print pa
 import pytest
 from playwright.sync_api import expect
 
+from chapters.models import Node
+from tests.browser.conftest import PHONE
 from tests.helpers import build_tree
 
 pytestmark = pytest.mark.browser
 
 CHAPTER_FOUR = "/area-a/section-a2/chapter-four/"
+WIDE = {"width": 1440, "height": 900}
 
 
 def shown_names(page):
@@ -76,3 +79,53 @@ def test_filter_is_quick_on_20000_entries(browse, db):
     print("filter timings (ms):", timings)
     assert max(total for _, total in timings) < 1000, timings
     assert shown_names(page)[-1] == "Chapter 9-38-49"
+
+
+def test_phone_drawer_keeps_the_focus_inside_until_escape(browse, small_tree):
+    page = browse(CHAPTER_FOUR, viewport=PHONE)
+    button = page.get_by_role("button", name="Contents")
+    button.click()
+    drawer = page.get_by_role("dialog", name="Contents")
+    close = drawer.get_by_role("button", name="Close")
+    assert page.evaluate("document.querySelector('main').inert") is True
+    close.focus()
+    page.keyboard.press("Shift+Tab")  # from the first stop round to the last
+    last = drawer.locator("summary", has_text="Contents of “Area B”")
+    expect(last).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(close).to_be_focused()
+    for _ in range(12):  # once round the drawer's stops, never out of it
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.getElementById('sidebar').contains(document.activeElement)")
+    page.keyboard.press("Escape")
+    expect(page.locator("#toc")).to_be_hidden()
+    expect(button).to_be_focused()
+    assert page.evaluate("document.querySelector('main').inert") is False
+    button.click()  # the Close button closes it too
+    drawer.get_by_role("button", name="Close").click()
+    expect(page.locator("#toc")).to_be_hidden()
+
+
+def test_rail_stays_in_view_and_marks_the_heading_being_read(browse, small_tree):
+    chapter = Node.objects.get(title="Chapter Four")
+    chapter.body = "\n\n".join(
+        f"## {name}\n\n" + "\n\n".join(["A paragraph of text to read. " * 12] * 6)
+        for name in ["First", "Second", "Third", "Fourth"]
+    )
+    chapter.save()
+    page = browse(CHAPTER_FOUR, viewport=WIDE)
+    rail = page.get_by_role("navigation", name="On this page")
+    current = rail.locator('[aria-current="true"]')
+    expect(current).to_have_text("First")
+    main, box = page.locator("main .body").bounding_box(), rail.bounding_box()
+    assert box["x"] >= main["x"] + main["width"]  # on the right of the text
+    page.locator("#third").scroll_into_view_if_needed()
+    page.evaluate(
+        "window.scrollBy(0, document.getElementById('third').getBoundingClientRect().top - 100)"
+    )
+    expect(current).to_have_text("Third")
+    assert 0 < rail.bounding_box()["y"] < WIDE["height"]  # still in view
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    expect(current).to_have_text("Fourth")
+    page.evaluate("window.scrollTo(0, 0)")
+    expect(current).to_have_text("First")

@@ -108,7 +108,7 @@ def test_table_of_contents_scrolls_the_current_page_into_view(browse, curriculum
     assert page.evaluate("window.scrollY") == 0  # the sidebar scrolled, not the page
 
 
-def test_phone_keeps_the_table_of_contents_behind_a_button(browse, small_tree):
+def test_phone_keeps_the_table_of_contents_in_a_drawer_behind_a_button(browse, small_tree):
     page = browse("/area-a/section-a2/chapter-four/", viewport=PHONE)
     assert page.evaluate("document.documentElement.scrollWidth") == PHONE["width"]
     toc, button = page.locator("#toc"), page.get_by_role("button", name="Contents")
@@ -117,7 +117,11 @@ def test_phone_keeps_the_table_of_contents_behind_a_button(browse, small_tree):
     button.click()
     expect(button).to_have_attribute("aria-expanded", "true")
     expect(toc).to_be_visible()
-    assert toc.bounding_box()["y"] < page.locator("main").bounding_box()["y"]  # above the page
+    drawer = page.get_by_role("dialog", name="Contents")
+    expect(drawer).to_have_attribute("aria-modal", "true")
+    expect(drawer).to_have_css("transform", "none")  # slid in
+    box = drawer.bounding_box()  # over the page, from its left edge, the window's height
+    assert (box["x"], box["y"], box["height"]) == (0, 0, PHONE["height"])
     expect(toc.locator('[aria-current="page"]')).to_be_focused()
     page.keyboard.press("Escape")
     expect(toc).to_be_hidden()
