@@ -27,7 +27,14 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from .models import Node
-from .navigation import ancestors, around, find, neighbours, table_of_contents
+from .navigation import (
+    ancestors,
+    around,
+    find,
+    neighbours,
+    reading_bridges,
+    table_of_contents,
+)
 from .readiness import Readiness, count_chapters
 
 __all__ = [
@@ -35,6 +42,7 @@ __all__ = [
     "Contents",
     "Entry",
     "PageNavigation",
+    "Step",
     "entries",
     "mark_current",
     "page_navigation",
@@ -72,18 +80,29 @@ class Entry:
     closes: range
 
 
+@dataclass(frozen=True, slots=True)
+class Step:
+    """A chapter of another section to read on to (or back to), with that section."""
+
+    section: Node
+    chapter: Node
+
+
 @dataclass(frozen=True)
 class Contents:
-    """The table of contents' HTML with every section closed and no page marked, and where
-    the marks were.
+    """The table of contents' HTML with every section closed and no page marked, where the
+    marks were, and the reading path across sections; all read from the whole tree.
 
     ``links`` and ``sections`` map a node's primary key to the offset in ``html`` where its
-    link's mark, and its ``<details>``'s, stood.
+    link's mark, and its ``<details>``'s, stood. ``bridges`` maps the primary key of each
+    node with chapters to the :class:`Step` read before its first chapter and the one read
+    after its last (:func:`~chapters.navigation.reading_bridges`), either None.
     """
 
     html: str
     links: dict
     sections: dict
+    bridges: dict
 
     def marked(self, insertions):
         """Return the HTML with each ``(offset, text)`` of ``insertions`` inserted, marked safe.
@@ -111,6 +130,8 @@ class PageNavigation:
     next: Node | None
     children: tuple  # sections only, each with its ``readiness``
     readiness: Readiness | None  # sections only
+    came_from: Step | None = None  # chapters first in their section: the chapter read before
+    continue_to: Step | None = None  # chapters last in their section: the chapter read after
 
 
 def page_navigation(node, version):
@@ -141,7 +162,7 @@ def page_navigation(node, version):
         if in_tree is None:
             in_tree = around(node)
             count_chapters([in_tree])  # its subtree is whole: its sections' counts are right
-        navigation = _page_navigation(in_tree)
+        navigation = _page_navigation(in_tree, contents.bridges.get(node.parent_id))
         cache.set(key, navigation, version=version)
     return navigation, mark_current(contents, node, navigation)
 
@@ -227,20 +248,37 @@ def _render_contents(toc, version):
                 f"{TEMPLATE} must write each entry's {kind}_mark; it wrote none for "
                 f"{len(missing)} of {len(expected)} entries, the first “{missing[0]}”."
             )
-    contents = Contents(html="".join(pieces), links=found["link"], sections=found["section"])
+    bridges = {
+        pk: tuple(
+            chapter and Step(_detached(chapter.parent), _detached(chapter)) for chapter in pair
+        )
+        for pk, pair in reading_bridges(toc).items()
+    }
+    contents = Contents(
+        html="".join(pieces), links=found["link"], sections=found["section"], bridges=bridges
+    )
     cache.set(CONTENTS_KEY, contents, version=version)
     return contents
 
 
-def _page_navigation(in_toc):
-    """Return the :class:`PageNavigation` of a node whose neighbourhood is cached."""
+def _page_navigation(in_toc, bridge):
+    """Return the :class:`PageNavigation` of a node whose neighbourhood is cached.
+
+    Args:
+        in_toc: the node, as the tree read around it holds it.
+        bridge: the ``(before, after)`` steps of its parent (:attr:`Contents.bridges`), or
+            None.
+    """
     previous, following = neighbours(in_toc) if in_toc.is_chapter else (None, None)
+    before, after = bridge if in_toc.is_chapter and bridge else (None, None)
     return PageNavigation(
         ancestors=tuple(map(_detached, ancestors(in_toc))),
         previous=previous and _detached(previous),
         next=following and _detached(following),
         children=tuple(map(_detached, in_toc.cached_children)),
         readiness=getattr(in_toc, "readiness", None),
+        came_from=before if previous is None else None,
+        continue_to=after if following is None else None,
     )
 
 

@@ -17,6 +17,7 @@ __all__ = [
     "breadcrumb",
     "breadcrumbs",
     "neighbours",
+    "reading_bridges",
     "ancestors",
     "linked_from",
     "find",
@@ -122,6 +123,41 @@ def neighbours(node):
     previous = siblings[index - 1] if index > 0 else None
     following = siblings[index + 1] if index + 1 < len(siblings) else None
     return previous, following
+
+
+def reading_bridges(toc):
+    """Return, for each node with chapters, the chapters read just before and after them.
+
+    The reading order is every chapter in tree order. Previous/Next stay among one section's
+    chapters (:func:`neighbours`); at the ends of a section the reader goes on across
+    sections: from the chapter read before the section's first chapter, to the chapter read
+    after its last. Without a query.
+
+    Args:
+        toc: root nodes whose children are cached (:func:`table_of_contents`).
+
+    Returns:
+        A dict from the primary key of each node with chapters among its children to a
+        ``(before, after)`` pair of chapters (their parents cached); either is None at the
+        start or the end of the whole reading order.
+    """
+    chapters, stack = [], list(reversed(toc))
+    while stack:
+        node = stack.pop()
+        if node.is_chapter:
+            chapters.append(node)
+        stack.extend(reversed(node.cached_children))
+    first, last = {}, {}
+    for index, chapter in enumerate(chapters):
+        first.setdefault(chapter.parent_id, index)
+        last[chapter.parent_id] = index
+    return {
+        pk: (
+            chapters[first[pk] - 1] if first[pk] > 0 else None,
+            chapters[last[pk] + 1] if last[pk] + 1 < len(chapters) else None,
+        )
+        for pk in first
+    }
 
 
 def ancestors(node):

@@ -54,6 +54,7 @@ def node_detail(request, path):
         context["tools"] = page_tools(request.user, node)
     if node.is_chapter:
         context["previous"], context["next"] = around.previous, around.next
+        context["came_from"], context["continue_to"] = around.came_from, around.continue_to
         return render(request, "chapters/chapter.html", context)
     context["children"], context["readiness"] = around.children, around.readiness
     return render(request, "chapters/section.html", context)

@@ -73,7 +73,7 @@ def test_contents_without_the_page_leave_it_unmarked_with_a_warning(client, smal
     client.get("/area-b/section-b1/chapter-five/")
     page = Node.objects.get(title="Chapter Five")
     navigation, _ = contents.page_navigation(page, "another-version")
-    empty = contents.Contents(html="<ol></ol>", links={}, sections={})
+    empty = contents.Contents(html="<ol></ol>", links={}, sections={}, bridges={})
     with caplog.at_level(logging.WARNING, logger="chapters.contents"):
         assert contents.mark_current(empty, page, navigation) == "<ol></ol>"
     assert caplog.messages == [
