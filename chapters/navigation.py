@@ -20,6 +20,7 @@ __all__ = [
     "reading_bridges",
     "ancestors",
     "linked_from",
+    "printed",
     "find",
     "title_paths",
     "with_breadcrumbs",
@@ -176,6 +177,21 @@ def ancestors(node):
 def linked_from(node):
     """Return the nodes whose bodies link to ``node``, in tree order (one query)."""
     return list(Node.objects.for_navigation().filter(outgoing_links__target=node).distinct())
+
+
+def printed(node):
+    """Return the nodes under ``node`` in reading order, with their bodies (one query).
+
+    What a section's print page shows: each subsection and chapter, with its depth below
+    ``node`` (1 for a child).
+
+    Args:
+        node: a section or an area.
+
+    Returns:
+        A list of ``(node, depth)``.
+    """
+    return [(each, each.level - node.level) for each in node.get_descendants()]
 
 
 def with_breadcrumbs(revisions):

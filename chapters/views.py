@@ -60,6 +60,28 @@ def node_detail(request, path):
     return render(request, "chapters/section.html", context)
 
 
+@cached_page
+def print_section(request, path):
+    """Render a section's or an area's chapters on one page to print, in reading order, after
+    one title page and one table of contents (mdBook's print view); 301 from a path it had
+    before; 404 for a chapter or no node."""
+    node = Node.objects.filter(path=path).first()
+    if node is None:
+        return moved_from(path, "chapters:print")
+    if node.is_chapter:
+        raise Http404("Print pages are for sections and areas; print the chapter's own page.")
+    return render(
+        request,
+        "chapters/print.html",
+        {
+            "node": node,
+            "ancestors": navigation.breadcrumb(node),
+            "entries": navigation.printed(node),
+            "source_url": request.build_absolute_uri(node.get_absolute_url()),
+        },
+    )
+
+
 def moved_from(path, route):
     """Answer 301 with the URL ``route`` of the node that was once at ``path``; else 404.
 

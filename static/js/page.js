@@ -1,6 +1,28 @@
-// A page's reading aids: "On this page" marks the heading being read. Without JavaScript the
-// list of headings still links to each.
+// A page's reading aids: "On this page" marks the heading being read; a printout names the
+// page's full URL and the date, and the full URL of each link (print.css). Without
+// JavaScript the list of headings still links to each, and a printout names the page's URL
+// without its query string and each link's href as written.
 "use strict";
+
+function prepareForPrint() {
+  const date = document.querySelector(".print-date");
+  if (date) {
+    const now = new Date();
+    const time = date.querySelector("time");
+    time.dateTime = now.toISOString().slice(0, 10);
+    time.textContent = now.toLocaleDateString("en-US", {
+      year: "numeric",
+      month: "short",
+      day: "numeric",
+    });
+    date.hidden = false;
+  }
+  const url = document.querySelector(".print-url");
+  if (url) url.textContent = window.location.href;
+  for (const link of document.querySelectorAll("main a[href]")) {
+    if (!link.getAttribute("href").startsWith("#")) link.dataset.printHref = link.href;
+  }
+}
 
 // Mark, in "On this page", the last heading that has scrolled above a quarter of the window
 // (the first one before any has); at the very end of the page, the last heading. Checked at
@@ -44,4 +66,11 @@ function followHeadings(nav) {
 document.addEventListener("DOMContentLoaded", () => {
   const nav = document.querySelector(".on-this-page");
   if (nav) followHeadings(nav);
+  prepareForPrint();
+  window.addEventListener("beforeprint", prepareForPrint);
+  const print = document.querySelector(".print-button");
+  if (print) {
+    print.addEventListener("click", () => window.print());
+    print.hidden = false;
+  }
 });

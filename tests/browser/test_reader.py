@@ -1,6 +1,8 @@
 """The reader's aids in a browser: the contents' filter (also on 20,000 entries), the phone's
 contents drawer, the "On this page" rail, code blocks' copy button, the print page."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -129,3 +131,48 @@ def test_rail_stays_in_view_and_marks_the_heading_being_read(browse, small_tree)
     expect(current).to_have_text("Fourth")
     page.evaluate("window.scrollTo(0, 0)")
     expect(current).to_have_text("First")
+
+
+def test_section_print_page_prints_its_chapters_after_a_title_page_and_contents(
+    browse, live_server, small_tree
+):
+    chapter = Node.objects.get(title="Chapter Two")
+    chapter.body = "See [[Chapter Four]] and [the site](https://example.org/)."
+    chapter.save()
+    page = browse("/area-a/section-a1/")
+    with page.expect_navigation():
+        page.get_by_role("link", name="Print this section").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(
+        ["Section A1", "Chapter One", "Chapter Two", "Chapter Three"]
+    )
+    expect(page.get_by_role("button", name="Print")).to_be_visible()  # on screen, with JavaScript
+    page.emulate_media(media="print")
+    for selector in [".site-header", ".site-footer", ".screen-only"]:
+        expect(page.locator(selector)).to_be_hidden()
+    expect(page.locator(".print-header")).to_contain_text(
+        f"Curriculum Wiki · {live_server.url}/print/area-a/section-a1/ · Printed "
+    )
+    breaks = page.evaluate(
+        """() => Array.from(
+            document.querySelectorAll(".title-page, .print-toc, .print-chapter"),
+            (el) => [el.className, ...["breakBefore", "breakAfter"].map(
+                (name) => getComputedStyle(el)[name])])"""
+    )
+    assert breaks == [
+        ["title-page", "auto", "page"],
+        ["print-toc", "auto", "page"],
+        ["print-chapter", "page", "auto"],
+        ["print-chapter", "page", "auto"],
+        ["print-chapter", "page", "auto"],
+    ]
+    links = page.locator(".print-chapter a")
+    assert [
+        link.evaluate("a => getComputedStyle(a, '::after').content") for link in links.all()
+    ] == [
+        f'" ({live_server.url}/area-a/section-a2/chapter-four/)"',
+        '" (https://example.org/)"',
+    ]
+    toc_link = page.locator(".print-toc a").first
+    assert toc_link.evaluate("a => getComputedStyle(a, '::after').content") == "none"
+    pdf = page.pdf()  # Chromium lays it out on paper: a title page, the contents, 3 chapters
+    assert max(int(count) for count in re.findall(rb"/Count (\d+)", pdf)) == 5

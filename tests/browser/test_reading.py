@@ -169,14 +169,24 @@ def test_light_choice_is_remembered_on_a_dark_system(browse, small_tree):
     expect(page.get_by_role("button", name="Dark mode")).to_have_attribute("aria-pressed", "false")
 
 
-def test_print_shows_the_body_without_navigation_and_with_link_targets(browse, small_tree):
+def test_print_shows_the_body_without_navigation_and_with_link_targets(
+    browse, live_server, small_tree
+):
     page = browse("/area-a/section-a1/")
     page.emulate_media(media="print")
-    for selector in [".site-header", ".sidebar", ".breadcrumb", ".history-link"]:
+    for selector in [".site-header", ".sidebar", ".breadcrumb", ".history-link", ".site-footer"]:
         expect(page.locator(selector)).to_be_hidden()
     link = page.locator(".children a", has_text="Chapter One")
     after = link.evaluate("a => getComputedStyle(a, '::after').content")
-    assert after == '" (/area-a/section-a1/chapter-one/)"'
+    assert after == f'" ({live_server.url}/area-a/section-a1/chapter-one/)"'
+    header = page.locator(".print-header")
+    expect(header).to_be_visible()
+    today = page.evaluate(
+        "new Date().toLocaleDateString('en-US', {year: 'numeric', month: 'short', day: 'numeric'})"
+    )
+    expect(header).to_have_text(
+        f"Curriculum Wiki · {live_server.url}/area-a/section-a1/ · Printed {today}"
+    )
     expect_text_colour(page, "rgb(0, 0, 0)")
 
 
