@@ -1,8 +1,77 @@
-// A page's reading aids: "On this page" marks the heading being read; a printout names the
-// page's full URL and the date, and the full URL of each link (print.css). Without
-// JavaScript the list of headings still links to each, and a printout names the page's URL
+// A page's reading aids: "On this page" marks the heading being read; each block of code
+// gets a Copy button; a printout names the page's full URL and the date, and the full URL of
+// each link (print.css). Without JavaScript the list of headings still links to each, code
+// keeps its language's label (written by the server), and a printout names the page's URL
 // without its query string and each link's href as written.
 "use strict";
+
+// Copy with the Clipboard API where the page may (HTTPS, localhost), else through a selected
+// text area and the older copy command.
+async function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) {
+    await navigator.clipboard.writeText(text);
+    return;
+  }
+  const area = document.createElement("textarea");
+  area.value = text;
+  area.setAttribute("readonly", "");
+  area.className = "visually-hidden";
+  document.body.append(area);
+  area.select();
+  const copied = document.execCommand("copy");
+  area.remove();
+  if (!copied) throw new Error("The browser refused to copy.");
+}
+
+// A Copy button in each block of code of a body; it says "Copied" for a moment (announced to
+// screen readers through its live region). A block shown without highlighting (chapters.
+// markdown's fallback) gets its language's label here, from its code's class.
+function addCopyButtons() {
+  for (const pre of document.querySelectorAll(".body pre")) {
+    const code = pre.querySelector("code");
+    let block = pre.parentElement;
+    if (!block.classList.contains("highlight")) {
+      block = document.createElement("div");
+      pre.before(block);
+      block.append(pre);
+    }
+    block.classList.add("code-block");
+    if (!block.querySelector(":scope > .filename")) {
+      // The bar the button sits in; named when the code's class names a language.
+      const language = code && /(?:^|\s)language-(\S+)/.exec(code.className);
+      const label = document.createElement("span");
+      label.className = "filename";
+      if (language && language[1] !== "text") label.textContent = language[1];
+      block.prepend(label);
+    }
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "code-copy";
+    button.textContent = "Copy";
+    button.setAttribute("aria-label", "Copy the code");
+    const status = document.createElement("span");
+    status.className = "visually-hidden";
+    status.setAttribute("role", "status");
+    let timer = null;
+    button.addEventListener("click", async () => {
+      let said;
+      try {
+        await copyText((code || pre).textContent);
+        said = "Copied";
+      } catch {
+        said = "Not copied";
+      }
+      button.textContent = said;
+      status.textContent = said === "Copied" ? "Code copied" : "The code was not copied";
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        button.textContent = "Copy";
+        status.textContent = "";
+      }, 2000);
+    });
+    pre.before(button, status);
+  }
+}
 
 function prepareForPrint() {
   const date = document.querySelector(".print-date");
@@ -66,6 +135,7 @@ function followHeadings(nav) {
 document.addEventListener("DOMContentLoaded", () => {
   const nav = document.querySelector(".on-this-page");
   if (nav) followHeadings(nav);
+  addCopyButtons();
   prepareForPrint();
   window.addEventListener("beforeprint", prepareForPrint);
   const print = document.querySelector(".print-button");

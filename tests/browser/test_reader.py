@@ -176,3 +176,22 @@ def test_section_print_page_prints_its_chapters_after_a_title_page_and_contents(
     assert toc_link.evaluate("a => getComputedStyle(a, '::after').content") == "none"
     pdf = page.pdf()  # Chromium lays it out on paper: a title page, the contents, 3 chapters
     assert max(int(count) for count in re.findall(rb"/Count (\d+)", pdf)) == 5
+
+
+def test_code_blocks_show_their_language_and_copy_their_code(browse, small_tree):
+    chapter = Node.objects.get(title="Chapter Four")
+    chapter.body = "```python\nfused = relu(a @ b)\nprint(fused)\n```\n\n```\nplain text\n```\n"
+    chapter.save()
+    page = browse(CHAPTER_FOUR)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    blocks = page.locator(".body .code-block")
+    expect(blocks).to_have_count(2)
+    expect(blocks.locator(".filename")).to_have_text(["Python", ""])
+    copy = blocks.first.get_by_role("button", name="Copy the code")
+    copy.click()
+    expect(copy).to_have_text("Copied")
+    expect(blocks.first.get_by_role("status")).to_have_text("Code copied")
+    assert page.evaluate("navigator.clipboard.readText()") == "fused = relu(a @ b)\nprint(fused)\n"
+    expect(copy).to_have_text("Copy", timeout=4000)
+    blocks.nth(1).get_by_role("button", name="Copy the code").click()
+    assert page.evaluate("navigator.clipboard.readText()") == "plain text\n"
