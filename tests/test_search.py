@@ -322,7 +322,7 @@ def test_search_box_is_in_the_header_of_every_page(client, curriculum):
               action="/search/">
           <label class="visually-hidden" for="site-search-q">Search the wiki</label>
           <input type="search" id="site-search-q" name="q" value="%s"
-                 placeholder="Search chapters" aria-keyshortcuts="/">
+                 placeholder="Search" aria-keyshortcuts="/">
           <button type="submit" class="icon-button">
             <svg aria-hidden="true" focusable="false" viewBox="0 0 24 24" width="18" height="18">
               <circle cx="10.5" cy="10.5" r="6.5" fill="none" stroke="currentColor"

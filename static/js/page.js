@@ -23,11 +23,12 @@ async function copyText(text) {
   if (!copied) throw new Error("The browser refused to copy.");
 }
 
-// A Copy button in each block of code of a body; it says "Copied" for a moment (announced to
-// screen readers through its live region). A block shown without highlighting (chapters.
-// markdown's fallback) gets its language's label here, from its code's class.
-function addCopyButtons() {
-  for (const pre of document.querySelectorAll(".body pre")) {
+// A Copy button in each block of code of a body (of the page, or of the editor's preview
+// when it is drawn again: it shows the page as it will be); it says "Copied" for a moment
+// (announced to screen readers through its live region). A block shown without highlighting
+// (chapters.markdown's fallback) gets its language's label here, from its code's class.
+function addCopyButtons(root) {
+  for (const pre of root.querySelectorAll(root === document ? ".body pre" : "pre")) {
     const code = pre.querySelector("code");
     let block = pre.parentElement;
     if (!block.classList.contains("highlight")) {
@@ -135,9 +136,13 @@ function followHeadings(nav) {
 document.addEventListener("DOMContentLoaded", () => {
   const nav = document.querySelector(".on-this-page");
   if (nav) followHeadings(nav);
-  addCopyButtons();
-  prepareForPrint();
+  addCopyButtons(document);
+  document.addEventListener("preview-updated", (event) => addCopyButtons(event.target));
+  // Only when printing (or when print styles are shown), so the page itself stays as served.
   window.addEventListener("beforeprint", prepareForPrint);
+  window.matchMedia("print").addEventListener("change", (event) => {
+    if (event.matches) prepareForPrint();
+  });
   const print = document.querySelector(".print-button");
   if (print) {
     print.addEventListener("click", () => window.print());
