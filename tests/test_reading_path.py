@@ -79,10 +79,14 @@ def test_chapter_alone_in_its_section_gets_both(client, small_tree):
     assertInHTML(
         """
         <nav aria-label="Reading path" class="reading-path">
-          <a class="came-from" href="/area-a/section-a1/chapter-three/">Previously:
-            <span class="reading-section">Section A1</span> → Chapter Three</a>
-          <a class="continue-to" href="/area-b/section-b1/chapter-five/">Continue with
-            <span class="reading-section">Section B1</span> → Chapter Five</a>
+          <a class="came-from" href="/area-a/section-a1/chapter-three/">
+            <span class="pager-label">Previously:</span>
+            <span class="pager-title"><span class="reading-section">Section A1</span>
+              → Chapter Three</span></a>
+          <a class="continue-to" href="/area-b/section-b1/chapter-five/">
+            <span class="pager-label">Continue with</span>
+            <span class="pager-title"><span class="reading-section">Section B1</span>
+              → Chapter Five</span></a>
         </nav>
         """,
         response.content.decode(),
