@@ -24,9 +24,11 @@ async function copyText(text) {
 }
 
 // A Copy button in each block of code of a body (of the page, or of the editor's preview
-// when it is drawn again: it shows the page as it will be); it says "Copied" for a moment
-// (announced to screen readers through its live region). A block shown without highlighting
-// (chapters.markdown's fallback) gets its language's label here, from its code's class.
+// when it is drawn again: it shows the page as it will be), in the label's bar or, without
+// a label, in the room wiki.css keeps above the code, so nothing moves; it says "Copied" for
+// a moment (announced to screen readers through its live region). A block shown without
+// highlighting (chapters.markdown's fallback) gets its language's label here, from its
+// code's class.
 function addCopyButtons(root) {
   for (const pre of root.querySelectorAll(root === document ? ".body pre" : "pre")) {
     const code = pre.querySelector("code");
@@ -35,16 +37,15 @@ function addCopyButtons(root) {
       block = document.createElement("div");
       pre.before(block);
       block.append(pre);
+      const language = code && /(?:^|\s)language-(\S+)/.exec(code.className);
+      if (language && language[1] !== "text") {
+        const label = document.createElement("span");
+        label.className = "filename";
+        label.textContent = language[1];
+        block.prepend(label);
+      }
     }
     block.classList.add("code-block");
-    if (!block.querySelector(":scope > .filename")) {
-      // The bar the button sits in; named when the code's class names a language.
-      const language = code && /(?:^|\s)language-(\S+)/.exec(code.className);
-      const label = document.createElement("span");
-      label.className = "filename";
-      if (language && language[1] !== "text") label.textContent = language[1];
-      block.prepend(label);
-    }
     const button = document.createElement("button");
     button.type = "button";
     button.className = "code-copy";

@@ -93,10 +93,10 @@ function setUpFilter(toc) {
       window.location.assign(first.item.firstElementChild.href);
     }
   });
-  box.hidden = false;
 }
 
-// On a phone, the table is a drawer over the page, opened by the header's "Contents" button:
+// On a phone, the table is a drawer over the page (laid out so by wiki.css from the start,
+// under the "js" class js/theme.js sets), opened by the header's "Contents" button:
 // while it is open the rest of the page is inert, Tab and Shift+Tab go round within it, and
 // Escape, its Close button or a tap beside it closes it and gives the focus back to the
 // button.
@@ -174,8 +174,6 @@ function setUpDrawer(sidebar, toc, button) {
   phone.addEventListener("change", () => {
     if (!phone.matches) setOpen(false);
   });
-  root.classList.add("drawer-ready");
-  button.hidden = false;
   window.requestAnimationFrame(() => {
     window.requestAnimationFrame(() => root.classList.add("drawer-animate"));
   });

@@ -195,6 +195,7 @@ def test_pages_work_without_javascript(browse, small_tree):
     expect_text_colour(page, DARK_TEXT)  # the system's setting still applies
     for name in ["Dark mode", "Contents"]:  # the toggles need JavaScript
         expect(page.get_by_role("button", name=name)).to_be_hidden()
+    expect(page.get_by_label("Filter the chapters")).to_be_hidden()  # so does the filter
     toc = page.locator("#toc")
     expect(toc.get_by_role("link", name="Chapter One")).to_be_hidden()
     toc.locator("summary", has_text="Contents of “Section A1”").click()
