@@ -58,5 +58,6 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("books/<str:format>/", books.book, name="book"),
     path("books/<str:format>/<nodepath:path>/", books.book, name="book-section"),
+    path("print/<nodepath:path>/", views.print_section, name="print"),
     path("<nodepath:path>/", views.node_detail, name="node"),
 ]

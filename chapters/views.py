@@ -14,7 +14,7 @@ from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
-from . import contents, history, navigation, readiness, search
+from . import contents, history, landing, navigation, readiness, search
 from .caching import cached_page, version
 from .edit.workflow import page_tools, revert, revert_plan
 from .forms import AreaForm, CompareForm, SearchForm
@@ -29,9 +29,9 @@ RESULTS_PER_PAGE = 20
 
 @cached_page
 def home(request):
-    """Render the wiki's title and the full table of contents."""
-    toc_html = contents.contents_html(version(request))
-    return render(request, "chapters/home.html", {"toc_html": toc_html})
+    """Render the landing page: the wiki's name and description, its areas, where to start,
+    the chapters updated last (``chapters.landing``)."""
+    return render(request, "chapters/home.html", {"landing": landing.landing()})
 
 
 @cached_page
@@ -55,9 +55,32 @@ def node_detail(request, path):
         context["tools"] = page_tools(request.user, node)
     if node.is_chapter:
         context["previous"], context["next"] = around.previous, around.next
+        context["came_from"], context["continue_to"] = around.came_from, around.continue_to
         return render(request, "chapters/chapter.html", context)
     context["children"], context["readiness"] = around.children, around.readiness
     return render(request, "chapters/section.html", context)
+
+
+@cached_page
+def print_section(request, path):
+    """Render a section's or an area's chapters on one page to print, in reading order, after
+    one title page and one table of contents (mdBook's print view); 301 from a path it had
+    before; 404 for a chapter or no node."""
+    node = Node.objects.filter(path=path).first()
+    if node is None:
+        return moved_from(path, "chapters:print")
+    if node.is_chapter:
+        raise Http404("Print pages are for sections and areas; print the chapter's own page.")
+    return render(
+        request,
+        "chapters/print.html",
+        {
+            "node": node,
+            "ancestors": navigation.breadcrumb(node),
+            "entries": navigation.printed(node),
+            "source_url": request.build_absolute_uri(node.get_absolute_url()),
+        },
+    )
 
 
 def moved_from(path, route):

@@ -13,8 +13,10 @@ from .sanitize import MATHML_TAGS
 __all__ = ["html_to_text", "internal_paths"]
 
 # Links the extensions add that are marks, not text: heading permalinks ("¶"), footnote
-# references (the number) and footnote back-links ("↩").
+# references (the number) and footnote back-links ("↩"); and the label naming a block of
+# code's language ("Python": Pygments' filename, mdx/highlight.py).
 MARK_LINK_CLASSES = frozenset({"headerlink", "footnote-ref", "footnote-backref"})
+MARK_SPAN_CLASSES = frozenset({"filename"})
 
 # Elements whose boundaries do not separate words ("<em>fus</em>ion" is one word); in a
 # formula, only the cells of a matrix or array are apart ("O(n)" reads as written).
@@ -23,28 +25,31 @@ INLINE_TAGS = frozenset({"a", "abbr", "code", "del", "em", "span", "strong", "su
 )
 
 
+MARKS = {"a": MARK_LINK_CLASSES, "span": MARK_SPAN_CLASSES}
+
+
 class _TextCollector(HTMLParser):
-    """Collect the text of sanitized HTML, leaving out the links in MARK_LINK_CLASSES."""
+    """Collect the text of sanitized HTML, leaving out the marks (``MARKS``)."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.parts = []
-        self.in_mark_link = False
+        self.in_mark = None  # the tag of the mark being read; marks hold only text
 
     def handle_starttag(self, tag, attrs):
-        if tag == "a" and MARK_LINK_CLASSES & set((dict(attrs).get("class") or "").split()):
-            self.in_mark_link = True
+        if tag in MARKS and MARKS[tag] & set((dict(attrs).get("class") or "").split()):
+            self.in_mark = tag
         if tag not in INLINE_TAGS:
             self.parts.append(" ")
 
     def handle_endtag(self, tag):
-        if tag == "a":
-            self.in_mark_link = False
+        if tag == self.in_mark:
+            self.in_mark = None
         if tag not in INLINE_TAGS:
             self.parts.append(" ")
 
     def handle_data(self, data):
-        if not self.in_mark_link:
+        if self.in_mark is None:
             self.parts.append(data)
 
 
@@ -53,7 +58,8 @@ def html_to_text(html):
 
     Entities are decoded (the result is plain text, to be escaped wherever it is shown), block
     boundaries become spaces, runs of whitespace become one space, and the permalink and
-    footnote marks the extensions add are left out. Search matches and quotes this text.
+    footnote marks and code labels the extensions add are left out. Search matches and
+    quotes this text.
 
     Args:
         html: sanitized HTML, as :func:`render_markdown` returns it; may be empty.

@@ -24,6 +24,8 @@ show a large file plain.
 import time
 
 from pygments.formatters.html import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
 
 __all__ = [
     "HIGHLIGHT_SECONDS_MAX",
@@ -31,6 +33,7 @@ __all__ = [
     "HighlightBudget",
     "HighlightOverBudget",
     "budgeted_formatter",
+    "language_label",
 ]
 
 # The time a body's code may take to lex, in all. Ordinary code lexes in a small fraction
@@ -81,13 +84,34 @@ class HighlightBudget:
             yield token
 
 
+def language_label(lang_str):
+    """Return the label shown above a block of code in ``lang_str``, or None.
+
+    Args:
+        lang_str: what codehilite passes a formatter: ``language-`` and the language the
+            author named after the fence (``language-text`` when none was named).
+
+    Returns:
+        The name Pygments gives the language's lexer ("Python" for ``python`` or ``py``),
+        the language as written when Pygments has no lexer for it, or None for plain text.
+    """
+    language = lang_str.removeprefix("language-")
+    if not language or language == "text":
+        return None
+    try:
+        return get_lexer_by_name(language).name
+    except ClassNotFound:
+        return language
+
+
 def budgeted_formatter(budget):
     """Return a Pygments HTML formatter class that lexes within ``budget``.
 
     codehilite instantiates the class given as its ``pygments_formatter`` for each block,
     with Pygments' options and ``lang_str`` (Python-Markdown's documented way to pass a
-    formatter class); it formats exactly as Pygments' ``HtmlFormatter``, which codehilite
-    uses by default.
+    formatter class); it formats as Pygments' ``HtmlFormatter``, which codehilite uses by
+    default, with the language's name (:func:`language_label`) as Pygments' ``filename``:
+    a ``<span class="filename">`` before the ``<pre>``, the block's label.
 
     Args:
         budget: a :class:`HighlightBudget`, shared by every block of one body.
@@ -100,7 +124,8 @@ def budgeted_formatter(budget):
         """Pygments' ``HtmlFormatter``, reading its tokens through the body's budget."""
 
         def __init__(self, lang_str="", **options):
-            super().__init__(**options)
+            label = language_label(lang_str)
+            super().__init__(**({"filename": label} if label else {}), **options)
             self.lang_str = lang_str
 
         def format_unencoded(self, tokensource, outfile):
