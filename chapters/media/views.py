@@ -6,7 +6,8 @@ up, so that the headers fit its kind whatever storage holds it: an image inline,
 file as a download (``Content-Disposition: attachment``) under a sandboxing
 Content-Security-Policy; never sniffed (``X-Content-Type-Options: nosniff``). Pages name an
 item's files with its version (``?v=2``), so those URLs may be kept for a year; the bare URL
-for five minutes.
+for five minutes. The library's own pages are never kept (``never_cache``), by browsers or
+by a proxy's cache in front (docs/operations.md).
 """
 
 from django.contrib import messages
@@ -18,7 +19,8 @@ from django.db.models import ProtectedError, Q
 from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import get_conditional_response
-from django.utils.http import http_date
+from django.utils.http import http_date, urlencode
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
 from ..models import MediaItem
@@ -106,6 +108,7 @@ def _wants_json(request):
     return request.headers.get("Accept", "").startswith("application/json")
 
 
+@never_cache
 def library(request):
     """List the library, newest first, searched by ``q`` (editors only).
 
@@ -127,7 +130,13 @@ def library(request):
     page = Paginator(items, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
     if _wants_json(request):
         return JsonResponse({"items": [_described(item) for item in page]})
-    context = {"form": form, "page": page, "query": query, "upload_form": UploadForm()}
+    context = {
+        "form": form,
+        "page": page,
+        "query": query,
+        "page_query": f"{urlencode({'q': query})}&" if query else "",
+        "upload_form": UploadForm(),
+    }
     return render(request, "chapters/media/library.html", context)
 
 
@@ -139,7 +148,7 @@ def _described(item):
         "alt": item.alt,
         "kind": item.kind,
         "url": item.get_absolute_url(),
-        "thumbnail": item.variant_url(item.variants[0]) if item.variants else "",
+        "thumbnail": item.thumbnail_url if item.is_image else "",
         "markdown": markdown_for(item),
     }
 
@@ -154,6 +163,7 @@ def markdown_for(item):
 
 
 @require_POST
+@never_cache
 def media_upload(request):
     """Add an upload to the library (editors only; CSRF-protected like every POST).
 
@@ -185,7 +195,7 @@ def media_upload(request):
             errors = [message for messages_ in form.errors.values() for message in messages_]
             return JsonResponse({"error": " ".join(errors)}, status=400)
         items = Paginator(MediaItem.objects.all(), ITEMS_PER_PAGE).get_page(1)
-        context = {"form": SearchForm(), "page": items, "query": "", "upload_form": form}
+        context = {"form": SearchForm(), "page": items, "page_query": "", "upload_form": form}
         return render(request, "chapters/media/library.html", context, status=400)
     if _wants_json(request):
         return JsonResponse(_described(item), status=201)
@@ -193,6 +203,7 @@ def media_upload(request):
     return redirect(item.get_library_url())
 
 
+@never_cache
 def media_detail(request, name):
     """Show an item (editors only): its file, details, the pages using it, its history."""
     denied = _allowed(request)
@@ -217,6 +228,7 @@ def _detail(request, item, replace_form, status=200, used_on=None):
 
 
 @require_POST
+@never_cache
 def media_replace(request, name):
     """Replace an item's file, keeping its name; the old file stays in its history."""
     denied = _allowed(request)
@@ -237,6 +249,7 @@ def media_replace(request, name):
 
 
 @require_POST
+@never_cache
 def media_delete(request, name):
     """Delete an item that no page uses; refuse, listing the pages, one that some use."""
     denied = _allowed(request)

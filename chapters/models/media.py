@@ -119,6 +119,25 @@ class MediaItem(StoredFile):
         """Return the URL of the WebP copy ``width`` pixels wide."""
         return reverse("chapters:media-variant", args=[self.name, width])
 
+    def versioned_url(self, width=None):
+        """Return the URL of the file, or of its copy ``width`` pixels wide, with its version.
+
+        Pages use these URLs, which change when the file is replaced, so browsers may keep
+        what they fetched from them (``chapters.media.views``).
+        """
+        url = self.variant_url(width) if width else self.get_absolute_url()
+        return f"{url}?v={self.version}"
+
+    @property
+    def thumbnail_url(self):
+        """Return the versioned URL of the image's smallest copy, or of the image itself."""
+        return self.versioned_url(self.variants[0] if self.variants else None)
+
+    @property
+    def extension(self):
+        """Return the extension of the item's name, e.g. ``pdf``."""
+        return self.name.rsplit(".", 1)[-1]
+
     @property
     def is_image(self):
         """Return True for an image, False for a file."""
