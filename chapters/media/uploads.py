@@ -11,12 +11,13 @@ named like an image that holds none; and any other type.
 re-encoded from its decoded pixels, turned upright by its EXIF orientation first, so that
 its metadata (EXIF, with the camera's location) is not kept; resized WebP copies are made
 for each of ``MEDIA_VARIANT_WIDTHS`` narrower than it, except of animations, shown as they
-are.
+are. Both render again, once committed, the pages naming the item.
 """
 
 import io
 import re
 from dataclasses import dataclass, field
+from functools import partial
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -28,10 +29,10 @@ from django.utils import timezone
 from django.utils.text import slugify
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from ..models import MediaItem, MediaVersion
+from ..models import MediaItem, MediaVersion, Node
 from ..models.media import version_folder
 
-__all__ = ["Inspected", "add", "inspect", "replace"]
+__all__ = ["Inspected", "add", "inspect", "render_pages_using", "replace"]
 
 # Pillow's format name -> the extension and type the library stores an image under.
 IMAGE_FORMATS = {
@@ -282,6 +283,7 @@ def add(upload, *, title, alt, uploader):
     item.full_clean(exclude=["file", "content_type", "size"])
     _store(item, inspected)
     item.save()
+    transaction.on_commit(partial(render_pages_using, item.name), robust=True)
     return item
 
 
@@ -316,4 +318,17 @@ def replace(item, upload, *, uploader):
     item.uploader, item.uploaded = uploader, timezone.now()
     _store(item, inspected)
     item.save()
+    transaction.on_commit(partial(render_pages_using, item.name), robust=True)
     return item
+
+
+def render_pages_using(name):
+    """Render again the pages whose bodies name ``name``: an item of that name was added
+    (mending their placeholders) or replaced (its size and version are in their HTML).
+
+    Called once the upload has committed, as ``chapters.models.node.mend_broken_links`` is,
+    each page in a transaction of its own.
+    """
+    for node in Node.objects.filter(media_uses__name=name).distinct():
+        with transaction.atomic():
+            node.refresh_body()

@@ -18,7 +18,7 @@
 
 from .drafts import EditDraft
 from .links import Link, LinkResolver, PathRedirect
-from .media import MEDIA_NAME, MediaItem, MediaUse, MediaVersion
+from .media import MEDIA_NAME, MediaItem, MediaResolver, MediaUse, MediaVersion
 from .node import REVISION_FIELDS, DeletionFields, Node, mend_broken_links, refresh_links_into
 from .review import PendingChange
 from .rules import (
@@ -46,6 +46,7 @@ __all__ = [
     "Link",
     "LinkResolver",
     "MediaItem",
+    "MediaResolver",
     "MediaUse",
     "MediaVersion",
     "Node",

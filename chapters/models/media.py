@@ -25,7 +25,9 @@ from django.db import models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-__all__ = ["MEDIA_NAME", "MediaItem", "MediaUse", "MediaVersion"]
+from chapters.markdown import MEDIA_REFERENCE
+
+__all__ = ["MEDIA_NAME", "MediaItem", "MediaResolver", "MediaUse", "MediaVersion"]
 
 # A media item's name: lower-case letters, digits and hyphens, then one extension. No slash,
 # so that a name is one URL segment; a dot, so that no name is a page of the library's own.
@@ -227,3 +229,48 @@ class MediaUse(models.Model):
         for use in uses:
             use.source = source
         cls.objects.bulk_create(uses)
+
+
+class MediaResolver:
+    """Resolve the media references of one body, and remember what was resolved.
+
+    Use: create it, call :meth:`prepare` with the body (one query for all its references),
+    pass it to ``render_markdown``, then read :meth:`uses` for the body's :class:`MediaUse`
+    rows (unsaved).
+    """
+
+    def __init__(self):
+        self.items = {}
+        self.resolved = {}
+
+    def prepare(self, text):
+        """Look up every item that a reference in ``text`` could name: one query."""
+        names = {name for _, name in re.findall(MEDIA_REFERENCE, text)}
+        if names:
+            self.items = {item.name: item for item in MediaItem.objects.filter(name__in=names)}
+
+    def __call__(self, kind, name):
+        """Return ``(item, problem)`` for ``name`` placed as ``kind``, as the renderer asks.
+
+        Args:
+            kind: "image" for an image shown in the page, which must be an image; "file"
+                for a link, to any item.
+            name: the item's name as written.
+        """
+        item = self.items.get(name)
+        problem = ""
+        if item is None:
+            what = "image" if kind == Kind.IMAGE else "image or file"
+            problem = f"There is no {what} “{name}” in the media library."
+        elif kind == Kind.IMAGE and not item.is_image:
+            item = None
+            problem = f"“{name}” is a file, not an image: link to it with [text](file:{name})."
+        self.resolved[kind, name] = (item, problem)
+        return item, problem
+
+    def uses(self):
+        """Return the references resolved, as unsaved :class:`MediaUse` rows."""
+        return [
+            MediaUse(kind=kind, name=name, media=item, problem=problem)
+            for (kind, name), (item, problem) in self.resolved.items()
+        ]
