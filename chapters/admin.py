@@ -242,3 +242,7 @@ class NodeAdmin(DraggableMPTTAdmin):
             return JsonResponse({"error": "You may not preview chapters."}, status=403)
         result = preview_or_error(request.POST.get("body", ""), node_id)
         return JsonResponse(result, status=400 if "error" in result else 200)
+
+
+# The media library's admin registers itself (chapters/media/admin.py).
+from .media.admin import MediaItemAdmin  # noqa: E402,F401

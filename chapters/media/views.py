@@ -168,9 +168,11 @@ def media_upload(request):
     """Add an upload to the library (editors only; CSRF-protected like every POST).
 
     The editor's script (``Accept: application/json``) is answered ``_described(item)``
-    with status 201, or ``{"error": <why>}`` with status 400 (403 for a non-editor); the
-    library's plain form is redirected to the new item's page, or shown again with the
-    error.
+    with status 201, or ``{"error": <why>}`` for an upload the library refuses (403 for a
+    non-editor); the library's plain form is redirected to the new item's page, or shown
+    again with the error. A refusal is an answer, not a failed request: it comes with status
+    200, as Django's forms shown again with their errors do, so that browsers log no error
+    for it.
     """
     if _wants_json(request):
         if not can_upload(request.user):
@@ -193,10 +195,10 @@ def media_upload(request):
     if not form.is_valid():
         if _wants_json(request):
             errors = [message for messages_ in form.errors.values() for message in messages_]
-            return JsonResponse({"error": " ".join(errors)}, status=400)
+            return JsonResponse({"error": " ".join(errors)})
         items = Paginator(MediaItem.objects.all(), ITEMS_PER_PAGE).get_page(1)
         context = {"form": SearchForm(), "page": items, "page_query": "", "upload_form": form}
-        return render(request, "chapters/media/library.html", context, status=400)
+        return render(request, "chapters/media/library.html", context)
     if _wants_json(request):
         return JsonResponse(_described(item), status=201)
     messages.success(request, f"“{item.name}” was added to the library.")
@@ -213,7 +215,7 @@ def media_detail(request, name):
     return _detail(request, item, ReplaceForm())
 
 
-def _detail(request, item, replace_form, status=200, used_on=None):
+def _detail(request, item, replace_form, used_on=None):
     """Render an item's page with ``replace_form``."""
     uses = item.uses.select_related("source").order_by("source__tree_id", "source__lft")
     context = {
@@ -224,7 +226,7 @@ def _detail(request, item, replace_form, status=200, used_on=None):
         "versions": item.versions.select_related("uploader"),
         "replace_form": replace_form,
     }
-    return render(request, "chapters/media/detail.html", context, status=status)
+    return render(request, "chapters/media/detail.html", context)
 
 
 @require_POST
@@ -243,7 +245,7 @@ def media_replace(request, name):
             form.add_error("file", error)
     if not form.is_valid():
         item.refresh_from_db()
-        return _detail(request, item, form, status=400)
+        return _detail(request, item, form)
     messages.success(request, f"“{item.name}” was replaced; pages show the new file.")
     return redirect(item.get_library_url())
 
@@ -251,7 +253,8 @@ def media_replace(request, name):
 @require_POST
 @never_cache
 def media_delete(request, name):
-    """Delete an item that no page uses; refuse, listing the pages, one that some use."""
+    """Delete an item that no page uses; refuse, listing the pages, one that some use (the
+    item's page shown again with the refusal)."""
     denied = _allowed(request)
     if denied:
         return denied
@@ -260,6 +263,6 @@ def media_delete(request, name):
         item.delete()
     except ProtectedError as error:
         pages = {use.source_id: use.source for use in error.protected_objects}
-        return _detail(request, item, ReplaceForm(), status=409, used_on=list(pages.values()))
+        return _detail(request, item, ReplaceForm(), used_on=list(pages.values()))
     messages.success(request, f"“{name}” was deleted.")
     return redirect("chapters:media")

@@ -5,6 +5,7 @@ No trigger of migration 0010 watches these tables: what readers see of an item c
 when the pages using it are rendered again, which writes ``Node``.
 """
 
+import django.core.validators
 import django.db.models.deletion
 import django.utils.timezone
 from django.conf import settings
@@ -48,7 +49,19 @@ class Migration(migrations.Migration):
                 ),
                 ("version", models.PositiveIntegerField(default=1)),
                 ("uploaded", models.DateTimeField(default=django.utils.timezone.now)),
-                ("name", models.CharField(max_length=111, unique=True)),
+                (
+                    "name",
+                    models.CharField(
+                        max_length=111,
+                        unique=True,
+                        validators=[
+                            django.core.validators.RegexValidator(
+                                "\\A[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?\\.[a-z0-9]{1,10}\\Z",
+                                "Use lower-case letters, digits and hyphens, then an extension.",
+                            )
+                        ],
+                    ),
+                ),
                 (
                     "kind",
                     models.CharField(choices=[("image", "Image"), ("file", "File")], max_length=5),

@@ -21,6 +21,7 @@ import re
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.storage import default_storage
+from django.core.validators import RegexValidator
 from django.db import models, transaction
 from django.urls import reverse
 from django.utils import timezone
@@ -87,12 +88,21 @@ class MediaItem(StoredFile):
     """An image or a file in the media library, under a name that never changes.
 
     ``alt`` is required for images (:meth:`clean`): it is what readers who cannot see the
-    image read instead (WCAG 1.1.1).
+    image read instead (WCAG 1.1.1). The name matches ``MEDIA_NAME``.
     """
 
     Kind = Kind
 
-    name = models.CharField(max_length=NAME_MAX_LENGTH, unique=True)
+    name = models.CharField(
+        max_length=NAME_MAX_LENGTH,
+        unique=True,
+        validators=[
+            RegexValidator(
+                rf"\A{MEDIA_NAME}\Z",
+                "Use lower-case letters, digits and hyphens, then an extension.",
+            )
+        ],
+    )
     kind = models.CharField(max_length=5, choices=Kind.choices)
     title = models.CharField(max_length=200)
     alt = models.TextField(
@@ -146,18 +156,13 @@ class MediaItem(StoredFile):
         return self.kind == Kind.IMAGE
 
     def clean(self):
-        """Require alt text for an image, and a name of the library's form.
+        """Require alt text for an image.
 
         Raises:
-            ValidationError: an image without alt text, or a name that is not
-                ``MEDIA_NAME``.
+            ValidationError: an image without alt text.
         """
         if self.kind == Kind.IMAGE and not self.alt.strip():
             raise ValidationError({"alt": "Describe the image for readers who cannot see it."})
-        if not re.fullmatch(MEDIA_NAME, self.name):
-            raise ValidationError(
-                {"name": "Use lower-case letters, digits and hyphens, then an extension."}
-            )
 
     @transaction.atomic
     def delete(self, *args, **kwargs):

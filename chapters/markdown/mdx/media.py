@@ -39,8 +39,8 @@ __all__ = [
 MEDIA_REFERENCE = r"\b(image|file):([^\s()<>\"']+)"
 
 # How wide an image is shown: the content column (static/css/wiki.css: 48rem beside the
-# table of contents; the window less its padding below 50rem).
-MEDIA_SIZES = "(max-width: 50rem) calc(100vw - 3rem), 48rem"
+# table of contents; below 50rem, the window less 1rem of padding on each side).
+MEDIA_SIZES = "(max-width: 50rem) calc(100vw - 2rem), 48rem"
 
 # What a srcset this extension writes looks like, for the sanitizer to let through only that.
 _CANDIDATE = r"/media/[a-z0-9.-]+(?:/[0-9]+\.webp)?\?v=[0-9]+ [0-9]+w"
