@@ -257,7 +257,7 @@ def _store(item, inspected):
 
 
 @transaction.atomic
-def add(upload, *, title, alt, uploader):
+def add(upload, *, title, alt, uploader, name=None):
     """Add ``upload`` to the library as a new item; return it.
 
     Args:
@@ -265,15 +265,17 @@ def add(upload, *, title, alt, uploader):
         title: the item's title; the file's name when empty.
         alt: the alt text, required for an image.
         uploader: the user uploading it.
+        name: the item's name, as an import keeps it; by default one made from the file's
+            name (:func:`unique_name`).
 
     Raises:
-        ValidationError: the upload is refused (:func:`inspect`), or an image has no alt
-            text; nothing is stored.
+        ValidationError: the upload is refused (:func:`inspect`), an image has no alt
+            text, or ``name`` is taken or not a library name; nothing is stored.
     """
     inspected = inspect(upload)
     filename = upload.name.rsplit("/", 1)[-1]
     item = MediaItem(
-        name=unique_name(filename, inspected.extension),
+        name=name or unique_name(filename, inspected.extension),
         kind=inspected.kind,
         title=(title or filename).strip()[:200],
         alt=alt.strip(),
