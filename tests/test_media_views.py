@@ -59,6 +59,8 @@ def test_image_is_served_inline_and_its_copies_as_webp(client):
     assert client.get("/media/missing.png").status_code == 404
     again = client.get("/media/diagram.png", HTTP_IF_NONE_MATCH=response["ETag"])
     assert again.status_code == 304
+    plain = client.get("/media/diagram.png", HTTP_ACCEPT_ENCODING="gzip")
+    assert ("Content-Encoding" in plain, plain["Content-Length"]) == (False, str(item.size))
 
 
 @pytest.mark.django_db
