@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from chapters.media import uploads
 from chapters.models import RESERVED_ROOT_SLUGS, MediaItem
-from tests.helpers import role_user, soup
+from tests.helpers import role_user, run_with_environment, soup
 from tests.images import HTML_PAGE, SVG_WITH_SCRIPT, huge_png, png_upload, upload
 
 
@@ -203,3 +203,31 @@ def test_replace_keeps_the_url_and_lists_the_old_version(client):
     assert [li.text for li in soup(refused).select(".errors li")] == [
         "“diagram.png” is an image: replace it with an image."
     ]
+
+
+@pytest.mark.django_db
+def test_editors_pages_link_to_the_library(client, small_tree):
+    chapter = "/area-a/section-a1/chapter-one/"
+    assert "/media/" not in {a["href"] for a in soup(client.get(chapter)).select("a")}
+    client.force_login(role_user("ed", "Editor"))
+    links = soup(client.get(chapter)).select(".page-actions a")
+    assert [(a.text, a["href"]) for a in links] == [("Media library", "/media/")]
+
+
+def test_media_settings_come_from_the_environment():
+    code = (
+        "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'wiki.settings'; "
+        "from django.conf import settings as s; "
+        "storage = s.STORAGES['default']; "
+        "print(s.MEDIA_ROOT, s.MEDIA_MAX_SIZE, s.MEDIA_MAX_PIXELS, storage['BACKEND'], "
+        "storage.get('OPTIONS', {}).get('bucket_name'))"
+    )
+    local = run_with_environment(code, DJANGO_SECRET_KEY="k", DJANGO_MEDIA_ROOT="/srv/media")
+    assert local.split() == [
+        "/srv/media", "20971520", "40000000", "django.core.files.storage.FileSystemStorage", "None",
+    ]  # fmt: skip
+    s3 = run_with_environment(
+        code, DJANGO_SECRET_KEY="k", WIKI_MEDIA_S3_BUCKET="wiki-media", WIKI_MEDIA_MAX_SIZE="1000",
+        WIKI_MEDIA_MAX_PIXELS="10",
+    )  # fmt: skip
+    assert s3.split()[1:] == ["1000", "10", "storages.backends.s3.S3Storage", "wiki-media"]
