@@ -167,3 +167,17 @@ def test_deleting_an_unused_item_deletes_its_files():
     item.delete()
     assert (MediaItem.objects.count(), MediaVersion.objects.count()) == (0, 0)
     assert [path for path in paths if default_storage.exists(path)] == []
+
+
+def test_animation_is_kept_animated_within_a_limit_on_all_its_frames(settings):
+    frames = [Image.new("RGB", (100, 100), (i * 20, 0, 0)) for i in range(6)]
+    buffer = io.BytesIO()
+    frames[0].save(buffer, format="GIF", save_all=True, append_images=frames[1:], duration=100)
+    inspected = uploads.inspect(upload("spin.gif", buffer.getvalue()))
+    stored = Image.open(io.BytesIO(inspected.content))
+    assert (stored.format, stored.n_frames, inspected.variants) == ("GIF", 6, {})
+    settings.MEDIA_MAX_PIXELS = 100 * 100
+    assert refusal(upload("spin.gif", buffer.getvalue())) == [
+        "“spin.gif” is an animation of 6 frames of 100 × 100 pixels: all its frames together "
+        "may have at most 4 × 10,000 pixels. Make it smaller or shorter."
+    ]

@@ -4,7 +4,8 @@
 type the browser claims: an image Pillow reads (PNG, JPEG, WebP, GIF, AVIF), a PDF, a ZIP
 or UTF-8 text. It refuses, with a sentence saying why: a file over ``MEDIA_MAX_SIZE``; an
 image of more than ``MEDIA_MAX_PIXELS`` pixels, read from its header before any pixel is
-decoded (a decompression bomb); SVG, which can carry scripts; HTML, whatever its name; a file
+decoded (a decompression bomb), or an animation whose frames together have more than
+``ANIMATION_PIXELS`` times that; SVG, which can carry scripts; HTML, whatever its name; a file
 named like an image that holds none; and any other type.
 
 :func:`add` and :func:`replace` store what :func:`inspect` accepted. An image is stored
@@ -55,6 +56,10 @@ ZIP_EXTENSIONS = {"zip", "docx", "xlsx", "pptx", "odt", "ods", "odp", "epub", "b
 MARKUP_START = re.compile(rb"^\s*<(?:!doctype\s+html|html|head|body|script|iframe|\?xml)", re.I)
 
 SNIFF_BYTES = 8192
+
+# An animation's frames together may have this many times MEDIA_MAX_PIXELS: every frame is
+# decoded to re-encode it.
+ANIMATION_PIXELS = 4
 
 # Encoder options: lossy formats at a quality that keeps figures sharp.
 SAVE_OPTIONS = {"JPEG": {"quality": 90}, "WEBP": {"quality": 90}, "AVIF": {"quality": 80}}
@@ -176,7 +181,14 @@ def _inspect_image(image, name):
         raise ValidationError(_too_many_pixels(name, width, height))
     format_name = image.format
     extension, content_type = IMAGE_FORMATS[format_name]
-    animated = getattr(image, "n_frames", 1) > 1
+    frames = getattr(image, "n_frames", 1)
+    animated = frames > 1
+    if width * height * frames > ANIMATION_PIXELS * settings.MEDIA_MAX_PIXELS:
+        raise ValidationError(
+            f"“{name}” is an animation of {frames:,} frames of {width:,} × {height:,} pixels: "
+            f"all its frames together may have at most {ANIMATION_PIXELS} × "
+            f"{settings.MEDIA_MAX_PIXELS:,} pixels. Make it smaller or shorter."
+        )
     try:
         image.load()
         if not animated:
