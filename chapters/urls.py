@@ -76,6 +76,7 @@ urlpatterns = [
     path("media/<medianame:name>", media.media_file, name="media-file"),
     path("media/<medianame:name>/<int:width>.webp", media.media_variant, name="media-variant"),
     path("media/<medianame:name>/", media.media_detail, name="media-detail"),
+    path("media/<medianame:name>/v<int:version>", media.media_version, name="media-version"),
     path("media/<medianame:name>/replace/", media.media_replace, name="media-replace"),
     path("media/<medianame:name>/delete/", media.media_delete, name="media-delete"),
     path("healthz", health.healthz, name="healthz"),

@@ -6,7 +6,7 @@ from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 
 from chapters.media import uploads
-from chapters.models import RESERVED_ROOT_SLUGS, MediaItem
+from chapters.models import RESERVED_ROOT_SLUGS, MediaItem, MediaVersion
 from tests.helpers import role_user, run_with_environment, soup
 from tests.images import HTML_PAGE, SVG_WITH_SCRIPT, huge_png, png_upload, upload
 
@@ -198,11 +198,22 @@ def test_replace_keeps_the_url_and_lists_the_old_version(client):
     ]
     versions = soup(client.get("/media/diagram.png/")).select("h2 + ul li")
     assert versions[-1].text.startswith("Version 1: 1200 × 800 pixels, ")
+    assert versions[-1].a["href"] == "/media/diagram.png/v1"
+    old = client.get("/media/diagram.png/v1")
+    assert (old["Content-Type"], old["Content-Disposition"], old["Cache-Control"]) == (
+        "image/png",
+        'attachment; filename="diagram-v1.png"',
+        "max-age=0, no-cache, no-store, must-revalidate, private",
+    )
+    assert b"".join(old.streaming_content) == MediaVersion.objects.get().file.open().read()
+    assert client.get("/media/diagram.png/v2").status_code == 404
     assert client.get("/media/diagram.png/480.webp").status_code == 200
     refused = client.post("/media/diagram.png/replace/", {"file": upload("x.txt", b"text")})
     assert [li.text for li in soup(refused).select(".errors li")] == [
         "“diagram.png” is an image: replace it with an image."
     ]
+    client.logout()
+    assert client.get("/media/diagram.png/v1").status_code == 302
 
 
 @pytest.mark.django_db

@@ -23,7 +23,7 @@ from django.utils.http import http_date, urlencode
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
-from ..models import MediaItem
+from ..models import MediaItem, MediaVersion
 from ..permissions import can_upload
 from . import uploads
 from .forms import ReplaceForm, SearchForm, UploadForm
@@ -36,6 +36,7 @@ __all__ = [
     "media_replace",
     "media_upload",
     "media_variant",
+    "media_version",
 ]
 
 ITEMS_PER_PAGE = 48
@@ -56,6 +57,29 @@ def media_variant(request, name, width):
     if width not in item.variants:
         raise Http404("No copy of that width.")
     return _serve(request, item, item.variant_path(width), "image/webp", width)
+
+
+@never_cache
+def media_version(request, name, version):
+    """Download an earlier version of an item's file (editors only), as an attachment."""
+    denied = _allowed(request)
+    if denied:
+        return denied
+    old = get_object_or_404(MediaVersion, item__name=name, version=version)
+    try:
+        handle = default_storage.open(old.file.name)
+    except FileNotFoundError:
+        raise Http404("The file is missing from the storage.") from None
+    stem, _, extension = name.rpartition(".")
+    response = FileResponse(
+        handle,
+        content_type=old.content_type,
+        as_attachment=True,
+        filename=f"{stem}-v{version}.{extension}",
+    )
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Content-Security-Policy"] = "sandbox; default-src 'none'"
+    return response
 
 
 def _serve(request, item, path, content_type, width=0):
