@@ -7,7 +7,7 @@ from django.db.models import ProtectedError
 
 from chapters.markdown import render_markdown
 from chapters.media import uploads
-from chapters.models import MediaItem, MediaUse
+from chapters.models import MediaItem, MediaResolver, MediaUse
 from tests.helpers import edit, node, role_user, soup
 from tests.images import png_upload, upload
 
@@ -160,3 +160,20 @@ def test_deleting_an_item_pages_use_is_refused_with_the_pages(client, small_tree
     edit("Chapter Two", body="No file.")
     assert client.post("/media/diagram.png/delete/")["Location"] == "/media/"
     assert MediaItem.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_resolver_looks_every_reference_up_in_one_query(django_assert_num_queries):
+    add("a.png")
+    add("b.png")
+    resolver = MediaResolver()
+    body = "![A](image:a.png) ![B](image:b.png) [c](file:c.pdf) ![A again](image:a.png)"
+    with django_assert_num_queries(1):
+        resolver.prepare(body)
+        html = render_markdown(body, resolve_media=resolver)
+    assert html.count('class="media-image"') == 3
+    assert [(use.kind, use.name, use.media and use.media.name) for use in resolver.uses()] == [
+        ("image", "a.png", "a.png"),
+        ("image", "b.png", "b.png"),
+        ("file", "c.pdf", None),
+    ]
