@@ -33,6 +33,19 @@ PASTE = """
 """
 
 
+DROP = """
+([name, base64]) => {
+  const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  const data = new DataTransfer();
+  data.items.add(new File([bytes], name, { type: "application/pdf" }));
+  const body = document.getElementById("id_body");
+  const options = { dataTransfer: data, bubbles: true, cancelable: true };
+  body.dispatchEvent(new DragEvent("dragover", options));
+  body.dispatchEvent(new DragEvent("drop", options));
+}
+"""
+
+
 def shown_size(image):
     """Return the width and height an image is shown at, in CSS pixels."""
     box = image.bounding_box()
@@ -81,6 +94,30 @@ def test_pasted_image_is_in_the_preview_and_on_the_saved_page_at_its_size(
     assert current.endswith("/media/clipboard.png/960.webp?v=1")
     assert node("Chapter One").body == (
         "Fused kernels:\n\n![Two kernels fused into one](image:clipboard.png)\n"
+    )
+
+
+def test_dropped_file_and_a_picked_image_are_written_at_the_cursor(browse, small_tree):
+    uploads.add(png_upload("diagram.png"), title="Diagram", alt="A diagram", uploader=None)
+    page = browse(EDIT_ONE, user=role_user("ed", "Editor"))
+    body = page.locator("#id_body")
+    body.fill("Notes: ")
+    content = base64.b64encode(b"%PDF-1.7\n%%EOF\n").decode()
+    page.evaluate(DROP, ["Lecture Notes.pdf", content])
+    expect(page.locator("#media-title")).to_have_value("Lecture Notes")
+    page.get_by_role("button", name="Upload and insert").click()
+    expect(body).to_have_value("Notes: [Lecture Notes](file:lecture-notes.pdf)")
+    expect(page.locator("#preview a.media-file")).to_have_attribute(
+        "href", "/media/lecture-notes.pdf?v=1"
+    )
+    body.press("Control+End")
+    page.get_by_role("button", name="Image or file").click()
+    page.fill("#media-search", "diagram")
+    picked = page.locator("#media-picker button", has_text="diagram.png")
+    expect(page.locator("#media-picker button")).to_have_count(1)
+    picked.click()
+    expect(body).to_have_value(
+        "Notes: [Lecture Notes](file:lecture-notes.pdf)\n\n![A diagram](image:diagram.png)\n"
     )
 
 
