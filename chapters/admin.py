@@ -7,7 +7,7 @@ from django.contrib.admin.utils import NestedObjects
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db import router, transaction
-from django.http import Http404, JsonResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect
 from django.template.defaultfilters import pluralize
 from django.template.response import TemplateResponse
@@ -18,12 +18,11 @@ from django.views.decorators.http import require_POST
 from mptt.admin import DraggableMPTTAdmin
 
 from . import recovery
-from .edit.preview import preview_or_error
+from .edit import views as edit_views
 from .files import admin_views as markdown
 from .forms import NodeAdminForm
 from .history import all_revisions, with_size_changes
 from .models import Node, lock_tree
-from .permissions import can_preview
 
 MAX_INDENTED_LEVEL = 8  # css/admin-tree.css indents depths 1 to 8
 
@@ -178,7 +177,7 @@ class NodeAdmin(DraggableMPTTAdmin):
     def get_urls(self):
         """Add the preview endpoint the change form's script posts to, deleted pages, and
         Markdown folders (``chapters.files.admin_views``)."""
-        preview = self.admin_site.admin_view(require_POST(self.preview_view))
+        preview = self.admin_site.admin_view(edit_views.preview)
         deleted = self.admin_site.admin_view(self.deleted_view)
         restore = self.admin_site.admin_view(require_POST(self.restore_view))
         export = self.admin_site.admin_view(partial(markdown.export_view, self))
@@ -227,21 +226,6 @@ class NodeAdmin(DraggableMPTTAdmin):
                 + (f" with {restored} page{pluralize(restored)} under it." if restored else "."),
             )
         return redirect("admin:chapters_node_deleted")
-
-    def preview_view(self, request):
-        """Render a body as the site would, with its broken links, as JSON (editors only).
-
-        POST ``body`` (Markdown) and optionally ``node`` (the id of the node being edited, so
-        its links resolve as they would on save; without it, the add form's). Answers
-        ``{"html", "broken": [{"text", "problem"}]}``, ``{"error"}`` with status 400 for a
-        body that cannot be rendered, or with status 403 for a user who may not preview
-        (``permissions.can_preview``).
-        """
-        node_id = request.POST.get("node", "")
-        if not can_preview(request.user, adding=not node_id):
-            return JsonResponse({"error": "You may not preview chapters."}, status=403)
-        result = preview_or_error(request.POST.get("body", ""), node_id)
-        return JsonResponse(result, status=400 if "error" in result else 200)
 
 
 # The media library's admin registers itself (chapters/media/admin.py).

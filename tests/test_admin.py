@@ -18,9 +18,11 @@ def change_url(title):
 
 
 def form_data(node_title, **changes):
-    """Return the change form's POST data for the node titled ``node_title``, with ``changes``."""
+    """Return the change form's POST data for the node titled ``node_title``, with ``changes``
+    (the revision the form was opened at included, as the browser posts it)."""
     current = node(node_title)
     data = {
+        "base_revision": Node.history.filter(id=current.pk).first().history_id,
         "title": current.title,
         "slug": current.slug,
         "kind": current.kind,

@@ -66,6 +66,7 @@ def test_history_admin_edit_records_author_and_summary(admin_client, admin_user,
         "parent": chapter.parent_id,
         "body": "Now with content.",
         "summary": "Write a first draft",
+        "base_revision": revisions("Chapter Two")[0].history_id,
     }
     response = admin_client.post(reverse("admin:chapters_node_change", args=[chapter.pk]), data)
     assert response.status_code == 302

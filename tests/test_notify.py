@@ -144,3 +144,21 @@ def test_watch_and_unwatch_buttons(client, small_tree):
     client.logout()
     assert client.post(f"/watch{CHAPTER_ONE}").status_code == 403
     assert soup(client.get(CHAPTER_ONE)).find(class_="watch-form") is None
+
+
+@pytest.mark.django_db
+def test_a_mail_server_that_fails_is_logged_and_the_saved_change_stands(
+    client, watchers, settings, caplog, django_capture_on_commit_callbacks
+):
+    # Port 9 (discard) on the loopback refuses the connection at once.
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", 9, 1
+    client.force_login(watchers["page"])
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = save_in_editor(client, body="Saved.")
+
+    assert (response.status_code, node("Chapter One").body) == (302, "Saved.")
+    assert [record.getMessage().split(" (")[0] for record in caplog.records] == [
+        "Error calling _send_after_commit.<locals>.send_mail_after_commit in on_commit()"
+    ]

@@ -10,8 +10,6 @@ has committed (``transaction.on_commit``): a change rolled back sends nothing, a
 server that fails is logged by Django without undoing the change.
 """
 
-from functools import partial
-
 from django.core.mail import EmailMessage, get_connection
 from django.db import transaction
 from django.urls import reverse
@@ -41,12 +39,14 @@ def _send_after_commit(recipients, subject, body):
     if not addresses:
         return
     messages = [EmailMessage(SUBJECT_PREFIX + subject, body, to=[to]) for to in addresses]
-    transaction.on_commit(partial(_send, messages), robust=True)
 
+    # A function, not a functools.partial: Django logs a robust callback's failure by its
+    # __qualname__, which a partial lacks (the logging itself then fails, and the request
+    # whose change has committed answers 500).
+    def send_mail_after_commit():
+        get_connection().send_messages(messages)
 
-def _send(messages):
-    """Send ``messages`` over one connection of the e-mail backend."""
-    get_connection().send_messages(messages)
+    transaction.on_commit(send_mail_after_commit, robust=True)
 
 
 def page_changed(node, author, summary, base_url):

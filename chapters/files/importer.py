@@ -66,9 +66,10 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True):
     ``SUMMARY.md``'s order. Nodes that are not in the folder are kept, or deleted with
     ``delete``: every node of the wiki for a whole wiki's folder, the nodes under its one
     section for a section's folder. A node is dated by the file's ``updated`` when it is new
-    or the file's date is later than its latest revision, and now otherwise. The media
-    library's files in ``media/`` are imported first (``chapters.media.transfer``), so the
-    pages placing them find them.
+    or the file's date is later than its latest revision, and now otherwise. A file dated
+    before a change made on the site leaves that change alone, and one that changes the same
+    fields is refused (``_Import._not_stale``). The media library's files in ``media/`` are
+    imported first (``chapters.media.transfer``), so the pages placing them find them.
 
     Args:
         files: a dict of relative paths to bytes (:mod:`.folder`).
@@ -242,6 +243,8 @@ class _Import:
         ]
         if normalize_body(node.body) != entry.body:
             changed.append("body")
+        if changed and entry.updated is not None:
+            changed = self._not_stale(node, entry, changed)
         move = None
         if node.parent_id != (parent.pk if parent is not None else None):
             move = (previous, "right") if previous is not None else self._first_place(parent, node)
@@ -271,6 +274,44 @@ class _Import:
             self.changes.append(Change("moved", node.path, ", ".join([*changed, "order"])))
         else:
             self.changes.append(Change("changed", node.path, detail))
+
+    def _not_stale(self, node, entry, changed):
+        """Return the fields of ``changed`` the file changes, leaving out those it would only
+        put back as they were before someone changed the page on the site.
+
+        A file dated by ``updated`` was exported from the node's revision of that date (its
+        base). When someone has saved the page on the site since (a revision after that date
+        that is not an import's), the fields the file leaves as they were in its base are
+        the site's to keep: a stale export never undoes an edit made since. A field both the
+        file and the site changed is a conflict, refused; the message says how to settle it.
+
+        Raises:
+            ValidationError: the file and the site both changed the page since its date.
+        """
+        since = Node.history.filter(id=node.pk, history_date__gt=entry.updated)
+        edit = since.exclude(history_change_reason=REASON).select_related("history_user").first()
+        if edit is None:
+            return changed
+        base = Node.history.filter(id=node.pk, history_date__lte=entry.updated).first()
+        if base is None:
+            theirs = changed
+        else:
+            theirs = [
+                name
+                for name in changed
+                if (normalize_body(base.body) if name == "body" else getattr(base, name))
+                != getattr(entry, name)
+            ]
+        if theirs:
+            who = f" by {edit.history_user}" if edit.history_user else ""
+            raise ValidationError(
+                f"“{node.title}” was changed on the site{who} at "
+                f"{edit.history_date:%Y-%m-%d %H:%M:%S %Z}, after this file's “updated” "
+                f"({entry.updated:%Y-%m-%d %H:%M:%S %Z}), and the file changes its "
+                f"{', '.join(theirs)} too. Export it again and make your change there, or "
+                "delete the file's “updated” line to replace the site's change."
+            )
+        return []
 
     def _add(self, entry):
         parent = self._parent(entry)

@@ -25,7 +25,7 @@ from html import unescape
 import markdown
 
 from .limits import BODY_MAX_LENGTH, BoundsExtension, MarkdownError, check_bounds
-from .mdx.highlight import HighlightBudget, HighlightTimeout, budgeted_formatter
+from .mdx.highlight import HighlightBudget, HighlightOverBudget, budgeted_formatter
 from .mdx.ids import IdFilter, IdMarkExtension, heading_slug
 from .mdx.media import MEDIA_REFERENCE, MediaExtension, no_media
 from .mdx.wikilinks import WIKI_LINK, WikiLinkExtension, unresolved
@@ -116,7 +116,7 @@ def render_markdown_with_headings(text, resolve_link=unresolved, resolve_media=n
     highlighted = {"pygments_formatter": budgeted_formatter(HighlightBudget())}
     try:
         md, html = _convert(text, resolve_link, resolve_media, highlighted)
-    except HighlightTimeout:
+    except HighlightOverBudget:
         md, html = _convert(text, resolve_link, resolve_media, {"use_pygments": False})
     ids = partial(IdFilter, mark=md.id_mark, generated=md.generated_ids)
     return sanitize(html, filters=[ids]), list(_flatten_headings(md.toc_tokens))
@@ -134,7 +134,8 @@ def _convert(text, resolve_link, resolve_media, highlighting):
 
     Raises:
         MarkdownError: beyond the limits checked while parsing, or nested too deeply.
-        HighlightTimeout: the code took longer than its budget to highlight.
+        HighlightOverBudget: the code took longer than its budget to highlight, or has
+            more tokens than it allows.
     """
     md = markdown.Markdown(
         extensions=[
