@@ -7,7 +7,7 @@ from django.db.models import ProtectedError
 
 from chapters.markdown import render_markdown
 from chapters.media import uploads
-from chapters.models import MediaItem, MediaResolver, MediaUse
+from chapters.models import MediaItem, MediaResolver, MediaUse, Node
 from tests.helpers import edit, node, role_user, soup
 from tests.images import png_upload, upload
 
@@ -177,3 +177,21 @@ def test_resolver_looks_every_reference_up_in_one_query(django_assert_num_querie
         ("image", "b.png", "b.png"),
         ("file", "c.pdf", None),
     ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_page_that_fails_to_render_after_an_upload_is_logged_not_a_500(
+    client, small_tree, monkeypatch, caplog
+):
+    edit("Chapter One", body="![Two kernels](image:diagram.png)")
+
+    def fail(self):
+        raise RuntimeError("rendering failed")
+
+    monkeypatch.setattr(Node, "refresh_body", fail)
+    client.force_login(role_user("ed", "Editor"))
+    response = client.post(
+        "/media/upload/", {"file": png_upload(), "alt": "A"}, HTTP_ACCEPT="application/json"
+    )
+    assert (response.status_code, response.json()["name"]) == (201, "diagram.png")
+    assert "rendering failed" in caplog.text

@@ -18,7 +18,6 @@ are. Both render again, once committed, the pages naming the item.
 import io
 import re
 from dataclasses import dataclass, field
-from functools import partial
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -297,7 +296,7 @@ def add(upload, *, title, alt, uploader, name=None):
     item.full_clean(exclude=["file", "content_type", "size"])
     _store(item, inspected)
     item.save()
-    transaction.on_commit(partial(render_pages_using, item.name), robust=True)
+    _render_pages_after_commit(item.name)
     return item
 
 
@@ -332,8 +331,19 @@ def replace(item, upload, *, uploader):
     item.uploader, item.uploaded = uploader, timezone.now()
     _store(item, inspected)
     item.save()
-    transaction.on_commit(partial(render_pages_using, item.name), robust=True)
+    _render_pages_after_commit(item.name)
     return item
+
+
+def _render_pages_after_commit(name):
+    """Call :func:`render_pages_using` once the transaction commits, logging a failure."""
+
+    # A function, not a functools.partial: Django logs a robust callback's failure by its
+    # __qualname__, which a partial lacks.
+    def render_pages_after_upload():
+        render_pages_using(name)
+
+    transaction.on_commit(render_pages_after_upload, robust=True)
 
 
 def render_pages_using(name):
