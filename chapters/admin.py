@@ -155,6 +155,10 @@ class NodeAdmin(DraggableMPTTAdmin):
         """
         collector = NestedObjects(using=router.db_for_write(Node), origin=objs)
         collector.collect(objs)
+        # The collector finds children in the order the database returns them, which is no
+        # order on PostgreSQL: list each node's children in tree order, the rest after them.
+        for found in collector.edges.values():
+            found.sort(key=lambda obj: (0, obj.tree_id, obj.lft) if isinstance(obj, Node) else (1,))
         perms_needed = set()
 
         def describe(obj):
