@@ -75,8 +75,10 @@ def test_pasted_image_is_in_the_preview_and_on_the_saved_page_at_its_size(
     expect(preview_image).to_have_attribute("alt", "Two kernels fused into one")
     expect(preview_image).to_have_attribute("width", "1200")
     preview_image.scroll_into_view_if_needed()
-    page.wait_for_function("document.querySelector('#preview img').complete")
-    assert page.evaluate("document.querySelector('#preview img').naturalWidth") > 0
+    # Property checks, not wait_for_function: its polling evaluates strings in the page,
+    # which the Content-Security-Policy refuses (no 'unsafe-eval').
+    expect(preview_image).to_have_js_property("complete", True)
+    expect(preview_image).not_to_have_js_property("naturalWidth", 0)
     # As wide as the preview's column (narrower than the image), in proportion.
     column = page.evaluate("parseFloat(getComputedStyle(document.getElementById('preview')).width)")
     assert shown_size(preview_image) == (round(column), round(column * 800 / 1200))
@@ -87,7 +89,7 @@ def test_pasted_image_is_in_the_preview_and_on_the_saved_page_at_its_size(
     image = page.locator("article div.body img")
     expect(image).to_have_attribute("alt", "Two kernels fused into one")
     image.scroll_into_view_if_needed()
-    page.wait_for_function("document.querySelector('article div.body img').complete")
+    expect(image).to_have_js_property("complete", True)
     # The content column is 48rem (768 px) wide on a desktop: the 960 px copy fills it.
     assert shown_size(image) == (768, 512)
     current = page.evaluate("document.querySelector('article div.body img').currentSrc")
@@ -130,7 +132,7 @@ def test_phone_fetches_the_small_copy(browse, small_tree):
     page.goto(CHAPTER_ONE)
     image = page.locator("article div.body img")
     image.scroll_into_view_if_needed()
-    page.wait_for_function("document.querySelector('article div.body img').complete")
+    expect(image).to_have_js_property("complete", True)
     assert [url.removeprefix(page.url.split(CHAPTER_ONE)[0]) for url in requested] == [
         "/media/diagram.png/480.webp?v=1"
     ]
