@@ -269,3 +269,7 @@ class NodeAdmin(DraggableMPTTAdmin):
                 + (f" with {restored} page{pluralize(restored)} under it." if restored else "."),
             )
         return redirect("admin:chapters_node_deleted")
+
+
+# The media library's admin registers itself (chapters/media/admin.py).
+from .media.admin import MediaItemAdmin  # noqa: E402,F401

@@ -19,7 +19,7 @@ from .caching import cached_page, version
 from .edit.workflow import page_tools, revert, revert_plan
 from .forms import AreaForm, CompareForm, SearchForm
 from .markdown import MarkdownError, render_markdown
-from .models import LinkResolver, Node, PathRedirect
+from .models import LinkResolver, MediaResolver, Node, PathRedirect
 from .permissions import can_revert
 
 REVISIONS_PER_PAGE = 50
@@ -142,10 +142,11 @@ def revision_detail(request, revision_id):
 
 def render_revision_body(revision, node):
     """Render an old revision's body as the page would be, wiki links resolved as on save."""
-    resolver = LinkResolver(node or Node(title=revision.title))
+    resolver, media = LinkResolver(node or Node(title=revision.title)), MediaResolver()
     resolver.prepare(revision.body)
+    media.prepare(revision.body)
     try:
-        return render_markdown(revision.body, resolver)
+        return render_markdown(revision.body, resolver, media)
     except MarkdownError as error:  # a body saved before the current limits
         return format_html("<p>This revision's text cannot be shown: {}</p>", error)
 

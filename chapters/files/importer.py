@@ -15,8 +15,10 @@ from mptt.exceptions import InvalidMove
 
 from ..curriculum_file import date_latest_revision, tree_position
 from ..markdown import MarkdownError
+from ..media.transfer import MediaImportError, import_media
 from ..models import Node, lock_tree
 from ..permissions import PUBLISHED
+from .export import MEDIA
 from .folder import FolderError
 from .frontmatter import normalize_body
 from .reading import read_folder
@@ -67,7 +69,8 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=T
     section for a section's folder. A node is dated by the file's ``updated`` when it is new
     or the file's date is later than its latest revision, and now otherwise. A file dated
     before a change made on the site leaves that change alone, and one that changes the same
-    fields is refused (``_Import._not_stale``).
+    fields is refused (``_Import._not_stale``). The media library's files in ``media/`` are
+    imported first (``chapters.media.transfer``), so the pages placing them find them.
 
     Args:
         files: a dict of relative paths to bytes (:mod:`.folder`).
@@ -90,13 +93,29 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=T
             ``publish``) would change what readers see; its problems name each file and
             line. Nothing is written.
     """
-    outline, problems = read_folder(files)
+    prefix = f"{MEDIA}/"
+    media = {
+        path.removeprefix(prefix): data for path, data in files.items() if path.startswith(prefix)
+    }
+    outline, problems = read_folder(
+        {path: files[path] for path in files if not path.startswith(prefix)}
+    )
     if problems:
         raise FolderError(problems)
     lock_tree()
     run = _Import(outline, delete=delete, use_ids=use_ids, publish=publish)
     if run.problems:
         raise FolderError(run.problems)
+    try:
+        done = import_media(media, dry_run=dry_run)
+    except MediaImportError as error:
+        raise FolderError([f"{prefix}{problem}" for problem in error.problems]) from error
+    run.changes.extend(
+        Change("added", f"{prefix}{name}")
+        if action == "added"
+        else Change("changed", f"{prefix}{name}", "replaced")
+        for action, name in done
+    )
     try:
         run.apply()
     except (ValidationError, InvalidMove, MarkdownError) as error:

@@ -1,4 +1,5 @@
-"""Read rendered HTML back: the text a reader reads in it, and the wiki paths it links to.
+"""Read rendered HTML back: the text a reader reads in it, the wiki paths it links to, and
+the images it would load from other sites.
 
 Both read only what :func:`chapters.markdown.render_markdown` returns, sanitized HTML, and know
 which parts of it the extensions added as marks rather than text (permalinks, footnote marks)
@@ -10,7 +11,7 @@ from urllib.parse import unquote, urlsplit
 
 from .sanitize import MATHML_TAGS
 
-__all__ = ["html_to_text", "internal_paths"]
+__all__ = ["external_images", "html_to_text", "internal_paths"]
 
 # Links the extensions add that are marks, not text: heading permalinks ("¶"), footnote
 # references (the number) and footnote back-links ("↩"); and the label naming a block of
@@ -98,14 +99,37 @@ def internal_paths(html):
     return paths
 
 
+def external_images(html):
+    """Return the URLs of images in ``html`` that are on other sites, in order, once each.
+
+    Readers' browsers do not load them: the Content-Security-Policy allows images from this
+    site only (``img-src 'self'``, wiki/settings.py). The editor's preview warns of them.
+
+    Args:
+        html: sanitized HTML, as :func:`render_markdown` returns it.
+    """
+    parser = _HrefParser()
+    parser.feed(html)
+    found = []
+    for src in parser.image_sources:
+        parts = urlsplit(src)
+        if (parts.scheme or parts.netloc) and src not in found:
+            found.append(src)
+    return found
+
+
 class _HrefParser(HTMLParser):
-    """Collect the ``href`` of every ``<a>`` that is not a wiki link."""
+    """Collect the ``href`` of every ``<a>`` that is not a wiki link, and every ``<img>``'s
+    ``src``."""
 
     def __init__(self):
         super().__init__()
         self.hrefs = []
+        self.image_sources = []
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
         if tag == "a" and "wikilink" not in (attributes.get("class") or "").split():
             self.hrefs.append(attributes.get("href") or "")
+        if tag == "img":
+            self.image_sources.append(attributes.get("src") or "")

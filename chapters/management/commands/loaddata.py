@@ -29,7 +29,7 @@ from django.core.management.base import CommandError
 from django.core.management.commands import loaddata
 
 from chapters.markdown import MarkdownError
-from chapters.models import PATH_MAX_LENGTH, REVISION_FIELDS, Link, Node, PathRedirect, lock_tree
+from chapters.models import PATH_MAX_LENGTH, REVISION_FIELDS, Node, PathRedirect, lock_tree
 
 
 class Command(loaddata.Command):
@@ -82,7 +82,7 @@ class Command(loaddata.Command):
                 Node.objects.filter(pk=node.pk).update(
                     body_html=node.body_html, body_text=node.body_text, headings=node.headings
                 )
-                Link.replace(node, links)
+                node.store_references(links)
                 record_loaded_revision(node)
         except MarkdownError as error:
             raise CommandError(f"Problem installing fixtures: {node}: {error}") from error
