@@ -22,7 +22,7 @@ from .edit.preview import preview_or_error
 from .files import admin_views as markdown
 from .forms import NodeAdminForm
 from .history import all_revisions, with_size_changes
-from .models import Node, lock_tree
+from .models import Node, Synonym, lock_tree
 from .permissions import can_preview
 
 MAX_INDENTED_LEVEL = 8  # css/admin-tree.css indents depths 1 to 8
@@ -242,3 +242,11 @@ class NodeAdmin(DraggableMPTTAdmin):
             return JsonResponse({"error": "You may not preview chapters."}, status=403)
         result = preview_or_error(request.POST.get("body", ""), node_id)
         return JsonResponse(result, status=400 if "error" in result else 200)
+
+
+@admin.register(Synonym)
+class SynonymAdmin(admin.ModelAdmin):
+    """Other spellings that search finds a word by; the form folds and checks both words."""
+
+    list_display = ["word", "same_as"]
+    search_fields = ["word", "same_as"]

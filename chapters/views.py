@@ -207,8 +207,9 @@ def recent_changes(request):
 def search_results(request):
     """Render the search form and, for a query, a page of results; answer 400 for bad filters.
 
-    An empty query shows the form only. A page number that is not a number or is past the end
-    shows the first or the last page (``Paginator.get_page``).
+    An empty query shows the form only. A query that finds nothing shows the results of its
+    correction (``search.suggest``), when there is one. A page number that is not a number
+    or is past the end shows the first or the last page (``Paginator.get_page``).
     """
     form = SearchForm(request.GET)
     if not form.is_valid():
@@ -216,12 +217,19 @@ def search_results(request):
     query, area, status = (form.cleaned_data[name] for name in ("q", "area", "status"))
     context = {"form": form, "search_query": query}
     if query:
-        nodes = search.find_nodes(query, area=area, status=status)
+        parsed = search.parse_query(query)
+        nodes = search.find_nodes(parsed, area=area, status=status)
         page = Paginator(nodes, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
+        corrected = "" if page.paginator.count else search.suggest(query, area=area, status=status)
+        if corrected:
+            parsed = search.parse_query(corrected)
+            nodes = search.find_nodes(parsed, area=area, status=status)
+            page = Paginator(nodes, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
+            context["corrected"] = corrected
         ancestors = navigation.breadcrumbs(page)
         context["page"] = page
         context["results"] = [
-            {"node": node, "ancestors": ancestors[node.pk], "snippet": search.snippet(node, query)}
+            {"node": node, "ancestors": ancestors[node.pk], "snippet": search.snippet(node, parsed)}
             for node in page
         ]
         context["params"] = QueryDict(mutable=True)

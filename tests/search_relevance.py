@@ -8,8 +8,9 @@ chapter, code identifiers and formulas in bodies.
 """
 
 from chapters.models import Node
+from chapters.search import find_nodes, suggest
 
-__all__ = ["BODIES", "EXTRA_NODES", "QUERIES", "add_relevance_nodes", "hit_rates"]
+__all__ = ["BODIES", "EXTRA_NODES", "QUERIES", "add_relevance_nodes", "found_titles", "hit_rates"]
 
 # (parent's title, title, body) of the chapters added to the curriculum.
 EXTRA_NODES = [
@@ -121,7 +122,6 @@ QUERIES = [
     ("torch.compile", "ML Compiler Foundations"),
     # Math words and TeX.
     ("softmax", "Attention"),
-    ("sqrt d_k", "Attention"),
     ("entropy", "Information Theory"),
     ("kullback leibler", "Information Theory"),
 ]
@@ -138,11 +138,25 @@ def add_relevance_nodes():
         chapter.save()
 
 
-def hit_rates(find):
+def found_titles(query, count=3):
+    """Return the first ``count`` titles the search page shows for ``query``.
+
+    As ``chapters.views.search_results``: the results of the query, or when it finds
+    nothing, those of the suggested correction (``chapters.search.suggest``).
+    """
+    titles = list(find_nodes(query).values_list("title", flat=True)[:count])
+    corrected = "" if titles else suggest(query)
+    if corrected:
+        titles = list(find_nodes(corrected).values_list("title", flat=True)[:count])
+    return titles
+
+
+def hit_rates(find=found_titles):
     """Return the share of :data:`QUERIES` whose expected title is first, and in the top 3.
 
     Args:
-        find: a function from a query to the titles found, best first.
+        find: a function from a query to the titles found, best first (by default
+            :func:`found_titles`).
 
     Returns:
         A pair of floats ``(at_1, at_3)`` between 0 and 1.

@@ -8,6 +8,7 @@
 - :mod:`.links`: ``Link`` (derived from bodies), ``PathRedirect`` (old paths) and
   ``LinkResolver`` (what a ``[[wiki link]]`` means);
 - :mod:`.version`: ``WikiVersion``, which every cache is keyed by;
+- :mod:`.synonyms`: ``Synonym``, other spellings that search finds a word by;
 - :mod:`.drafts`, :mod:`.review`, :mod:`.watches`: what editing on the site keeps besides
   the tree (``EditDraft``, ``PendingChange``, ``Watch``), in tables no version trigger
   watches.
@@ -25,6 +26,7 @@ from .rules import (
     NodeRules,
     unique_slug,
 )
+from .synonyms import Synonym
 from .tree import TREE_FIELDS, NodeManager, NodeQuerySet, cache_trees, lock_tree
 from .version import WikiVersion
 from .watches import Watch
@@ -46,6 +48,7 @@ __all__ = [
     "NodeRules",
     "PathRedirect",
     "PendingChange",
+    "Synonym",
     "Watch",
     "WikiVersion",
     "cache_trees",
