@@ -229,9 +229,16 @@ def search_results(request):
         ancestors = navigation.breadcrumbs(page)
         context["page"] = page
         context["results"] = [
-            {"node": node, "ancestors": ancestors[node.pk], "snippet": search.snippet(node, parsed)}
+            {
+                "node": node,
+                "title": search.highlight(node.title, parsed),
+                "ancestors": ancestors[node.pk],
+                "snippet": search.snippet(node, parsed),
+            }
             for node in page
         ]
+        context["areas"] = form.fields["area"].choices[1:]
+        context["filtered"] = bool(area or status)
         context["params"] = QueryDict(mutable=True)
         context["params"].update({key: value for key, value in form.cleaned_data.items() if value})
     return render(request, "chapters/search.html", context)

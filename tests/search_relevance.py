@@ -122,6 +122,7 @@ QUERIES = [
     ("torch.compile", "ML Compiler Foundations"),
     # Math words and TeX.
     ("softmax", "Attention"),
+    ("sqrt d_k", "Attention"),
     ("entropy", "Information Theory"),
     ("kullback leibler", "Information Theory"),
 ]

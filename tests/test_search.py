@@ -213,6 +213,16 @@ def test_search_snippet_quotes_a_long_body_around_the_match(small_tree):
 
 
 @pytest.mark.django_db
+def test_search_snippet_quotes_a_formula_as_its_tex_source(small_tree):
+    edit("Chapter Two", body=r"Each kernel costs $T \approx 2kn \cdot b / BW + k t_{launch}$.")
+    (found,) = find_nodes("kernel")
+    assert snippet(found, "kernel") == (
+        r"Each <mark>kernel</mark> costs T \approx 2kn \cdot b / BW + k t_{launch}."
+    )
+    assert [n.title for n in find_nodes("t_launch")] == ["Chapter Two"]
+
+
+@pytest.mark.django_db
 def test_search_snippet_escapes_a_hostile_body(small_tree):
     edit(
         "Chapter Two",
@@ -253,7 +263,7 @@ def test_search_page_shows_title_path_status_and_snippet(client, curriculum):
         <li class="result">
           <h2 class="result-title">
             <a href="/ml-systems/ml-compilers/graph-optimization-and-kernel-fusion/">
-              Graph Optimization and Kernel Fusion</a>
+              Graph Optimization and <mark>Kernel</mark> <mark>Fusion</mark></a>
           </h2>
           <div class="result-meta">
             <ol class="result-path" aria-label="Path">
@@ -298,6 +308,35 @@ def test_search_page_says_when_nothing_matches(client, curriculum):
         "No pages match “nonexistentword”."
     )
     assert soup(response).find(class_="results") is None
+
+
+@pytest.mark.django_db
+def test_search_page_marks_the_matched_words_of_titles(client, curriculum):
+    response = client.get("/search/", {"q": "backprop"})
+    (title,) = soup(response).select("ol.results h2.result-title a")
+    assert "".join(map(str, title.contents)) == "<mark>Backpropagation</mark>"
+    response = client.get("/search/", {"q": "QUANTISATION"})
+    (title,) = soup(response).select("ol.results h2.result-title a")
+    assert "".join(map(str, title.contents)) == "<mark>Quantization</mark>"
+
+
+@pytest.mark.django_db
+def test_search_page_with_no_results_offers_all_areas_and_statuses(client, curriculum):
+    response = client.get("/search/", {"q": "zzzz qqqq", "area": "mathematics", "status": "review"})
+    nothing = soup(response).find(class_="search-nothing")
+    links = [(a.get_text(), a["href"]) for a in nothing.find_all("a")]
+    assert links[0] == (
+        "Search all areas and statuses for “zzzz qqqq”",
+        "/search/?q=zzzz%20qqqq",
+    )
+    assert links[1:4] == [
+        ("Mathematics", "/mathematics/"),
+        ("Computer Science", "/computer-science/"),
+        ("Systems", "/systems/"),
+    ]
+    assert len(links) == 9
+    unfiltered = soup(client.get("/search/", {"q": "zzzz"})).find(class_="search-nothing")
+    assert "Search all" not in unfiltered.get_text()
 
 
 @pytest.mark.django_db

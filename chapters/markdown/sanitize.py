@@ -31,7 +31,7 @@ MATHML_TAGS = frozenset(
 )  # fmt: skip
 
 MATHML_ATTRIBUTES = {
-    "math": ["display"],
+    "math": ["alttext", "display"],
     "menclose": ["notation"],
     "mfrac": ["linethickness"],
     "mi": ["mathvariant"],

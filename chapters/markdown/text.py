@@ -24,27 +24,35 @@ INLINE_TAGS = frozenset({"a", "abbr", "code", "del", "em", "span", "strong", "su
 
 
 class _TextCollector(HTMLParser):
-    """Collect the text of sanitized HTML, leaving out the links in MARK_LINK_CLASSES."""
+    """Collect the text of sanitized HTML, leaving out the links in MARK_LINK_CLASSES, and
+    reading a formula as its TeX source (``alttext``) rather than its MathML's text."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.parts = []
         self.in_mark_link = False
+        self.in_formula = False
 
     def handle_starttag(self, tag, attrs):
-        if tag == "a" and MARK_LINK_CLASSES & set((dict(attrs).get("class") or "").split()):
+        attributes = dict(attrs)
+        if tag == "a" and MARK_LINK_CLASSES & set((attributes.get("class") or "").split()):
             self.in_mark_link = True
+        if tag == "math" and attributes.get("alttext"):
+            self.parts.append(attributes["alttext"])
+            self.in_formula = True
         if tag not in INLINE_TAGS:
             self.parts.append(" ")
 
     def handle_endtag(self, tag):
         if tag == "a":
             self.in_mark_link = False
+        if tag == "math":
+            self.in_formula = False
         if tag not in INLINE_TAGS:
             self.parts.append(" ")
 
     def handle_data(self, data):
-        if not self.in_mark_link:
+        if not self.in_mark_link and not self.in_formula:
             self.parts.append(data)
 
 
@@ -52,8 +60,9 @@ def html_to_text(html):
     """Return the text a reader reads in HTML made by :func:`render_markdown`, on one line.
 
     Entities are decoded (the result is plain text, to be escaped wherever it is shown), block
-    boundaries become spaces, runs of whitespace become one space, and the permalink and
-    footnote marks the extensions add are left out. Search matches and quotes this text.
+    boundaries become spaces, runs of whitespace become one space, the permalink and
+    footnote marks the extensions add are left out, and a formula is its TeX source (its
+    ``alttext``). Search matches and quotes this text.
 
     Args:
         html: sanitized HTML, as :func:`render_markdown` returns it; may be empty.
