@@ -3,18 +3,22 @@
 Short function views.
 """
 
+import hashlib
+
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404, QueryDict
+from django.http import Http404, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import condition, require_GET, require_http_methods
 
 from . import contents, history, navigation, readiness, search
 from .caching import cached_page, version
+from .caching.validators import last_modified
 from .edit.workflow import page_tools, revert
 from .forms import AreaForm, CompareForm, SearchForm
 from .markdown import MarkdownError, render_markdown
@@ -242,6 +246,38 @@ def search_results(request):
         context["params"] = QueryDict(mutable=True)
         context["params"].update({key: value for key, value in form.cleaned_data.items() if value})
     return render(request, "chapters/search.html", context)
+
+
+def _typed(request):
+    """Return the query of a request for top results, cut as the search page cuts it."""
+    return " ".join(request.GET.get("q", "").split())[: search.MAX_QUERY_LENGTH]
+
+
+def _top_results_etag(request):
+    """Return the ETag of the top results for a request: the version of the pages and the
+    query (the same for every viewer: results do not depend on who asks)."""
+    digest = hashlib.sha256(_typed(request).encode()).hexdigest()[:16]
+    return f'"{version(request)}-{digest}"'
+
+
+@require_GET
+@condition(etag_func=_top_results_etag, last_modified_func=last_modified)
+def search_top_results(request):
+    """Answer the top results for ``q`` as JSON, for the header's search box as one types.
+
+    Kept in Django's cache under the version of the pages, as pages are, and answered 304
+    while the ETag matches. A query with a NUL character (which the search page refuses)
+    answers no results.
+    """
+    query = _typed(request)
+    key = f"search-top:{hashlib.sha256(query.encode()).hexdigest()}"
+    data = cache.get(key, version=version(request))
+    if data is None:
+        data = {"corrected": "", "results": []} if "\x00" in query else search.top_results(query)
+        cache.set(key, data, version=version(request))
+    response = JsonResponse({"query": query, **data}, json_dumps_params={"ensure_ascii": False})
+    response["Cache-Control"] = "no-cache"
+    return response
 
 
 @staff_member_required

@@ -142,7 +142,12 @@ def page_scripts(page):
     return [script.get("src") for script in page.find_all("script")]
 
 
-SITE_SCRIPTS = ["/static/js/theme.js", "/static/js/keys.js", "/static/js/toc.js"]
+SITE_SCRIPTS = [
+    "/static/js/theme.js",
+    "/static/js/keys.js",
+    "/static/js/toc.js",
+    "/static/js/search-box.js",
+]
 
 
 def toc_outline(page):

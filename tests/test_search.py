@@ -355,8 +355,12 @@ def test_search_box_is_in_the_header_of_every_page(client, curriculum):
               action="/search/">
           <label class="visually-hidden" for="site-search-q">Search the wiki</label>
           <input type="search" id="site-search-q" name="q" value="%s"
-                 placeholder="Search chapters">
+                 placeholder="Search chapters" autocomplete="off" role="combobox"
+                 aria-autocomplete="list" aria-expanded="false"
+                 aria-controls="site-search-results" data-top-results="/search/top.json">
           <button type="submit">Search</button>
+          <ul id="site-search-results" class="site-search-results" role="listbox"
+              aria-label="Top results" hidden></ul>
         </form>
     """
     for url in ["/", "/ml-systems/", "/ml-systems/ml-compilers/", "/no-such-page/", "/search/"]:
@@ -614,3 +618,66 @@ def test_search_uses_the_trigram_indexes_on_postgresql(curriculum):
     assert "Bitmap Index Scan on chapters_node_body_text_trgm" in find_nodes("张量并行").explain()
     plan = Node.objects.filter(TrigramWordSimilar(F("title"), Value("tranformer"))).explain()
     assert "Bitmap Index Scan on chapters_node_title_trgm" in plan
+
+
+# Top results as one types
+
+
+@pytest.mark.django_db
+def test_search_top_results_answer_json_with_marked_titles_and_paths(client, curriculum):
+    response = client.get("/search/top.json", {"q": "  kernel   fus"})
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {
+        "query": "kernel fus",
+        "corrected": "",
+        "results": [
+            {
+                "title": "Graph Optimization and Kernel Fusion",
+                "title_html": "Graph Optimization and <mark>Kernel</mark> <mark>Fusion</mark>",
+                "url": "/ml-systems/ml-compilers/graph-optimization-and-kernel-fusion/",
+                "path": "ML Systems › ML Compilers",
+            }
+        ],
+    }
+
+
+@pytest.mark.django_db
+def test_search_top_results_correct_typos_and_wait_for_two_characters(client, curriculum):
+    data = client.get("/search/top.json", {"q": "tranformer"}).json()
+    assert (data["corrected"], [r["title"] for r in data["results"]]) == (
+        "transformers",
+        ["Transformers", "Transformers and Language Models"],
+    )
+    for query in ["", "q", " k ", "\x00k"]:
+        assert client.get("/search/top.json", {"q": query}).json()["results"] == []
+    assert client.post("/search/top.json", {"q": "kernel"}).status_code == 405
+
+
+@pytest.mark.django_db
+def test_search_top_results_escape_titles(client, small_tree):
+    edit("Chapter Two", title="<img src=x onerror=alert(1)> fusion")
+    (result,) = client.get("/search/top.json", {"q": "fusion"}).json()["results"]
+    assert result["title_html"] == "&lt;img src=x onerror=alert(1)&gt; <mark>fusion</mark>"
+
+
+@pytest.mark.django_db
+def test_search_top_results_are_kept_per_version(client, curriculum, django_assert_num_queries):
+    first = client.get("/search/top.json", {"q": "quant"})
+    # The version only (read by a query in a test's transaction, on either database).
+    with django_assert_num_queries(1):
+        again = client.get("/search/top.json", {"q": "quant"})
+    assert again.content == first.content
+    assert again["ETag"] == first["ETag"]
+    assert again["Cache-Control"] == "no-cache"
+    not_modified = client.get(
+        "/search/top.json", {"q": "quant"}, headers={"if-none-match": first["ETag"]}
+    )
+    assert not_modified.status_code == 304
+    edit("Pruning and Sparsity", title="Pruning Quantized Models")
+    after = client.get("/search/top.json", {"q": "quant"}, headers={"if-none-match": first["ETag"]})
+    assert after.status_code == 200
+    assert [r["title"] for r in after.json()["results"]] == [
+        "Quantization",
+        "Pruning Quantized Models",
+    ]

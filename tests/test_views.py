@@ -261,8 +261,13 @@ def test_stylesheets_and_scripts_are_files_of_this_site(client, curriculum):
     ]
     assert page_scripts(page) == SITE_SCRIPTS  # no inline script
     # theme.js runs before the page is drawn, so that a remembered colour scheme shows at once.
-    assert [script.has_attr("defer") for script in page.find_all("script")] == [False, True, True]
-    assert [script.string for script in page.find_all("script")] == [None, None, None]
+    assert [script.has_attr("defer") for script in page.find_all("script")] == [
+        False,
+        True,
+        True,
+        True,
+    ]
+    assert [script.string for script in page.find_all("script")] == [None] * 4
 
 
 def wide_outline(areas, sections, chapters):

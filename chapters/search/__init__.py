@@ -22,16 +22,29 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from ..models import Node, Synonym
+from ..navigation import breadcrumbs
 from . import postgresql, sqlite
 from .query import highlighter, parse, query_terms, similarity, words
 
-__all__ = ["MAX_QUERY_LENGTH", "find_nodes", "highlight", "query_terms", "snippet", "suggest"]
+__all__ = [
+    "MAX_QUERY_LENGTH",
+    "MIN_TYPED",
+    "find_nodes",
+    "highlight",
+    "parse_query",
+    "query_terms",
+    "snippet",
+    "suggest",
+    "top_results",
+]
 
 MAX_QUERY_LENGTH = 200  # longer queries are cut (forms.SearchForm); no title is longer
 SNIPPET_WORDS = 30
 SNIPPET_WORDS_BEFORE_MATCH = 8
 MIN_SUGGESTION_SIMILARITY = 0.3  # below, a title word is no likely correction
 MAX_CORRECTED_WORDS = 4  # words of one query looked up for a correction
+MIN_TYPED = 2  # characters typed before the header's box offers results (top_results)
+TOP_RESULTS = 8
 
 # Control characters (but tab and newline) are no text a reader reads; a snippet drops them.
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
@@ -122,6 +135,44 @@ def _likeliest_word(nodes, word):
             if score > best_similarity or (score == best_similarity and best is None):
                 best, best_similarity = candidate, score
     return best
+
+
+def top_results(query):
+    """Return the best few results for ``query``, for the search box as the reader types.
+
+    The first :data:`TOP_RESULTS` nodes :func:`find_nodes` finds, or those of the query's
+    correction (:func:`suggest`) when it finds none; nothing for a query shorter than
+    :data:`MIN_TYPED` characters.
+
+    Returns:
+        A dict: ``corrected`` (the correction shown, or "") and ``results``, a list of dicts
+        with the node's ``title``, ``title_html`` (the title with matched words in
+        ``<mark>``, escaped: :func:`highlight`), ``url`` and ``path`` (the titles of its area
+        and sections, joined by " › ").
+    """
+    query = " ".join(query.split())
+    corrected = ""
+    nodes = []
+    if len(query) >= MIN_TYPED:
+        parsed = parse_query(query)
+        nodes = list(find_nodes(parsed)[:TOP_RESULTS])
+        corrected = "" if nodes else suggest(query)
+        if corrected:
+            parsed = parse_query(corrected)
+            nodes = list(find_nodes(parsed)[:TOP_RESULTS])
+    ancestors = breadcrumbs(nodes)
+    return {
+        "corrected": corrected,
+        "results": [
+            {
+                "title": node.title,
+                "title_html": str(highlight(node.title, parsed)),
+                "url": node.get_absolute_url(),
+                "path": " › ".join(ancestor.title for ancestor in ancestors[node.pk]),
+            }
+            for node in nodes
+        ],
+    }
 
 
 def snippet(node, query):

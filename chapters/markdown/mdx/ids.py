@@ -26,7 +26,9 @@ __all__ = ["RESERVED_IDS", "IdFilter", "IdMarkExtension", "heading_slug"]
 # The ids of the page templates that show a body (templates/base.html and the pages of
 # templates/chapters/ that include a body). tests/test_markdown_ids.py checks that a page
 # uses no other id besides its body's.
-RESERVED_IDS = frozenset({"content", "toc", "site-search-q", "linked-from-heading"})
+RESERVED_IDS = frozenset(
+    {"content", "toc", "site-search-q", "site-search-results", "linked-from-heading"}
+)
 
 # The ids Python-Markdown's footnotes extension writes: "fn:1", "fnref:1", "fnref2:1", ...
 FOOTNOTE_ID_PREFIXES = ("fn:", "fnref")
