@@ -3,79 +3,58 @@
 The document is the title (weight A) and the body text (weight B), each parsed twice: with
 ``chapters_english`` (English stems, so "optimizing" finds "Optimization") and with
 ``chapters_simple`` (words as written, in any language and script); both configurations fold
-accents with ``unaccent`` (migration 0014 makes them). A word of the query is looked for in
+accents with ``unaccent``. Migration 0014 makes them, and stores the two vectors in generated
+columns, so that ranking thousands of matches reads vectors rather than parsing their bodies
+again. A word of the query is looked for in
 both, its prefixes with ``simple`` (``'backprop':*``); a phrase in both, words in a row; a
 substring (Chinese, Japanese) with ``LIKE``, which the trigram indexes serve. Migration 0014
-indexes the document with GIN, and the title and body text with ``gin_trgm_ops``.
+indexes the document with GIN, and the title and body text with ``gin_trgm_ops``. ``<`` in
+the text reaches the parser as a blank, since it would otherwise read text such as
+``vector<float>`` as an HTML tag and skip it; in the query too.
 """
 
 from django.contrib.postgres.lookups import TrigramWordSimilar
 from django.contrib.postgres.search import (
     SearchQuery,
     SearchRank,
-    SearchVector,
+    SearchVectorField,
     TrigramWordSimilarity,
 )
 from django.db import connections
-from django.db.models import BooleanField, Case, F, Func, Q, TextField, Value, When
+from django.db.models import BooleanField, Case, F, Q, Value, When
+from django.db.models.expressions import RawSQL
 
-__all__ = ["LESS_THAN", "document", "find", "title_candidates"]
+__all__ = ["DOCUMENT", "find", "title_candidates"]
 
 ENGLISH, SIMPLE = "chapters_english", "chapters_simple"
 CANDIDATES = 20  # titles read to correct one word
 WORD_SIMILARITY = 0.3  # pg_trgm.word_similarity_threshold while looking for them
 
-# PostgreSQL's parser reads "<" as the start of an HTML tag and skips the tag ("<float>" in
-# "vector<float>" is no word), but body text is text. So the parser gets the text with "<"
-# turned into LESS_THAN, a control character it reads as a space.
-LESS_THAN = "\x01"
+# The stored vectors of migration 0014: generated columns, not model fields. The GIN index
+# is on DOCUMENT, both joined.
+ENGLISH_VECTOR, SIMPLE_VECTOR, DOCUMENT = "search_english", "search_simple", "search_document"
+TITLE_DOCUMENT = f"ts_filter({DOCUMENT}, '{{a}}')"  # the title's words only (weight A)
 
 
-def parser_text(field):
-    """Return the text of ``field`` as PostgreSQL's parser gets it (see LESS_THAN)."""
-    return Func(
-        F(field),
-        Value(f"<{LESS_THAN}"),
-        Value(LESS_THAN),
-        function="translate",
-        output_field=TextField(),
-    )
-
-
-def _vector(field, weight):
-    """Return ``field``'s vector in both configurations, with ``weight``."""
-    return SearchVector(parser_text(field), weight=weight, config=ENGLISH) + SearchVector(
-        parser_text(field), weight=weight, config=SIMPLE
-    )
-
-
-def document(title_only=False):
-    """Return the weighted vector of a node's title (A) and body text (B).
-
-    Migration 0014 builds its GIN index on this very expression; PostgreSQL uses an
-    expression index only for a query that repeats the expression exactly.
-    """
-    title = _vector("title", "A")
-    return title if title_only else title + _vector("body_text", "B")
+def _vector(sql):
+    """Return a stored vector (or an expression of them) as a query expression."""
+    return RawSQL(sql, [], output_field=SearchVectorField())
 
 
 def _rank(terms):
-    """Return ``ts_rank`` of the document in each configuration, for the query in it, summed.
+    """Return ``ts_rank`` of the vector in each configuration, for the query in it, summed.
 
     Ranked apart, as ``ts_rank`` counts how near the query's words are to each other (in the
     two configurations joined, the words of one would be near those of the other), and a
     stem of one configuration would match a word of the other.
     """
     rank = Value(0.0)
-    for config in (ENGLISH, SIMPLE):
+    for config, vector in ((ENGLISH, ENGLISH_VECTOR), (SIMPLE, SIMPLE_VECTOR)):
         tsquery = None
         for term in terms:
             part = _term_query(term, configs=(config,))
             tsquery = part if tsquery is None else tsquery & part
-        vector = SearchVector(parser_text("title"), weight="A", config=config) + SearchVector(
-            parser_text("body_text"), weight="B", config=config
-        )
-        rank = rank + SearchRank(vector, tsquery)
+        rank = rank + SearchRank(_vector(vector), tsquery)
     return rank
 
 
@@ -127,7 +106,7 @@ def find(nodes, query, title_is_query):
             nodes = nodes.filter(_substring(term))
             in_title &= Q(title__contains=term.text)
     rank = Value(0.0)
-    nodes = nodes.alias(document=document())
+    nodes = nodes.alias(document=_vector(DOCUMENT))
     if tsquery is not None:
         nodes = nodes.filter(document=tsquery)
         rank = _rank(words)
@@ -141,7 +120,7 @@ def find(nodes, query, title_is_query):
         for term in words:
             part = _term_query(term)
             title_query = part if title_query is None else title_query & part
-        nodes = nodes.alias(title_document=document(title_only=True))
+        nodes = nodes.alias(title_document=_vector(TITLE_DOCUMENT))
         in_title &= Q(title_document=title_query)
     return (
         nodes.alias(title_is_query=title_is_query, in_title=_boolean(in_title))

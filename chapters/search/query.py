@@ -23,6 +23,7 @@ configuration drops them, so a query of stop words only finds nothing on either 
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import snowballstemmer
 
@@ -56,10 +57,14 @@ NO_SPACE_SCRIPTS = re.compile(
 )
 CYRILLIC = re.compile("[\u0400-\u04ff]")
 
-ENGLISH = snowballstemmer.stemmer("english")
 RUSSIAN = snowballstemmer.stemmer("russian")
 
+# Snowball's stemmers are pure Python, and a snippet stems every word of a body: the words of
+# bodies repeat, so stems are remembered.
+english_stem = lru_cache(maxsize=65536)(snowballstemmer.stemmer("english").stemWord)
 
+
+@lru_cache(maxsize=65536)
 def fold(text):
     """Return ``text`` case-folded, with the accents of Latin letters removed.
 
@@ -272,7 +277,7 @@ def highlighter(query):
             continue
         for spelling in term.spellings:
             exact.add(spelling)
-            stems.add(ENGLISH.stemWord(spelling))
+            stems.add(english_stem(spelling))
         prefixes.extend(term.prefixes)
     pattern = (
         re.compile("|".join(map(re.escape, sorted(substrings, key=len, reverse=True))), re.I)
@@ -284,7 +289,7 @@ def highlighter(query):
         folded = fold(word)
         return (
             folded in exact
-            or ENGLISH.stemWord(folded) in stems
+            or english_stem(folded) in stems
             or any(folded.startswith(prefix) for prefix in prefixes)
         )
 
