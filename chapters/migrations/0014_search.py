@@ -8,8 +8,8 @@ title and body text in each (``search_english``, ``search_simple``) and both joi
 (``search_document``): not model fields, so Django never writes them, and PostgreSQL keeps
 them on every write; ranking reads them rather than parsing bodies again; the GIN index of
 migration 0004 replaced by one on ``search_document``; trigram indexes (``gin_trgm_ops``)
-on the title and the body text, for substrings and typos. The indexes are not in ``Node.Meta.indexes``, which would make
-every database build them.
+on the title and the body text, for substrings and typos. The indexes are not in
+``Node.Meta.indexes``, which would make every database build them.
 
 On SQLite: two external-content FTS5 tables over ``chapters_node`` (words with Porter stems,
 and trigrams), filled from the stored nodes and kept in step by triggers.
