@@ -98,6 +98,14 @@ def test_search_ranks_known_queries_on_the_curriculum(curriculum, query, expecte
 
 
 @pytest.mark.django_db
+def test_search_of_excluded_terms_only_finds_the_rest(curriculum):
+    # Every chapter's body says "scaffold"; the 52 areas and sections have no body.
+    found = titles("-scaffold")
+    assert len(found) == 52
+    assert found[:3] == ["Mathematics", "Foundations", "Discrete Structures"]
+
+
+@pytest.mark.django_db
 def test_search_ranks_title_matches_above_body_matches(small_tree):
     edit("Chapter One", body="Fusion merges kernels.")
     chapter = node("Chapter Five")

@@ -115,13 +115,9 @@ def find(nodes, query, title_is_query):
             nodes = nodes.exclude(_substring(term))
         else:
             nodes = nodes.exclude(document=_term_query(term))
-    if words:
-        title_query = None
-        for term in words:
-            part = _term_query(term)
-            title_query = part if title_query is None else title_query & part
+    if tsquery is not None:
         nodes = nodes.alias(title_document=_vector(TITLE_DOCUMENT))
-        in_title &= Q(title_document=title_query)
+        in_title &= Q(title_document=tsquery)
     return (
         nodes.alias(title_is_query=title_is_query, in_title=_boolean(in_title))
         .annotate(rank=rank)
@@ -130,7 +126,10 @@ def find(nodes, query, title_is_query):
 
 
 def _boolean(condition):
-    """Return ``condition`` as a boolean expression to order by."""
+    """Return ``condition`` as a boolean expression to order by (False for no condition: a
+    query of excluded terms only has nothing to find in titles)."""
+    if not condition:
+        return Value(False)
     return Case(
         When(condition, then=Value(True)), default=Value(False), output_field=BooleanField()
     )

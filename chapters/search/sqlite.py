@@ -72,10 +72,13 @@ def find(nodes, query, title_is_query):
         nodes = nodes.exclude(
             _substring(term) if term.kind == "substring" else _matching(_expression(term))
         )
-    all_in_title = Case(When(in_title, then=Value(True)), default=Value(False))
-    return nodes.alias(
-        title_is_query=title_is_query, in_title=Value(False) if not in_title else all_in_title
-    ).order_by("-title_is_query", "-in_title", "tree_id", "lft")
+    # A query of excluded terms only has nothing to find in titles.
+    all_in_title = (
+        Case(When(in_title, then=Value(True)), default=Value(False)) if in_title else Value(False)
+    )
+    return nodes.alias(title_is_query=title_is_query, in_title=all_in_title).order_by(
+        "-title_is_query", "-in_title", "tree_id", "lft"
+    )
 
 
 def title_candidates(nodes, word):
