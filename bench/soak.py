@@ -14,8 +14,8 @@ saved, sections renamed, chapters moved to other sections and reordered among th
 and nodes reverted to their previous revision. When the time is up it checks that no request
 failed (no 5xx, no other status than 200 after redirects, no refused connection), that every
 edit is in the database (one revision each, and each node as its last edit left it), that the
-tree is valid, and that every page shows the table of contents of the final tree. It prints
-the numbers and exits with status 1 and the failures when a check fails. The throwaway
+tree is valid, and that every node's page shows the table of contents of the final tree. It
+prints the numbers and exits with status 1 and the failures when a check fails. The throwaway
 database is dropped at the end.
 """
 
@@ -206,7 +206,7 @@ def lost_edits(editor):
 
 
 def stale_pages(base, threads):
-    """Return sentences for each page whose table of contents is not the stored tree's.
+    """Return sentences for each node's page whose table of contents is not the stored tree's.
 
     Args:
         base: the server's URL.
@@ -223,7 +223,7 @@ def stale_pages(base, threads):
             return f"GET {path} shows another table of contents than the tree's"
         return None
 
-    paths = ["/", *(urllib.parse.quote(f"/{n.path}/") for n in nodes)]
+    paths = [urllib.parse.quote(f"/{n.path}/") for n in nodes]
     with ThreadPoolExecutor(threads) as pool:
         return [problem for problem in pool.map(check, paths) if problem]
 

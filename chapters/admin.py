@@ -7,7 +7,7 @@ from django.contrib.admin.utils import NestedObjects
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db import router, transaction
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.defaultfilters import pluralize
 from django.template.response import TemplateResponse
@@ -18,12 +18,12 @@ from django.views.decorators.http import require_POST
 from mptt.admin import DraggableMPTTAdmin
 
 from . import recovery
-from .edit.preview import preview_or_error
+from .edit import views as edit_views
 from .files import admin_views as markdown
 from .forms import NodeAdminForm
 from .history import all_revisions, with_size_changes
 from .models import Node, Synonym, lock_tree
-from .permissions import can_preview
+from .permissions import PUBLISHED, can_publish
 
 MAX_INDENTED_LEVEL = 8  # css/admin-tree.css indents depths 1 to 8
 
@@ -101,6 +101,44 @@ class NodeAdmin(DraggableMPTTAdmin):
             lock_tree(router.db_for_write(self.model))
             return super().changeform_view(request, object_id, form_url, extra_context)
 
+    def changelist_view(self, request, extra_context=None):
+        """Show the tree; on a drop (``cmd=move_node``), move the node by the workflow.
+
+        django-mptt's script posts a drop here. A drop of a published page, or of a section
+        with published pages under it, moves what readers see at once, so it needs someone
+        who may publish (``permissions.can_publish``), as the change form needs for the same
+        move: anyone else gets the drag's refusal, "FAIL, invalid move.", with a message
+        saying why. The check and the move are one transaction under the tree's lock.
+        """
+        if request.method != "POST" or request.POST.get("cmd") != "move_node":
+            return super().changelist_view(request, extra_context)
+        with transaction.atomic(using=router.db_for_write(self.model)):
+            lock_tree(router.db_for_write(self.model))
+            refusal = self.move_refusal(request)
+            if refusal:
+                self.message_user(request, refusal, level=messages.ERROR)
+                return HttpResponse("FAIL, invalid move.")
+            return super().changelist_view(request, extra_context)
+
+    def move_refusal(self, request):
+        """Return why the workflow refuses the user's drop of ``cut_item``, or "".
+
+        Returns:
+            A message naming the page, when it is published or has published pages under
+            it and the user may not publish; "" otherwise (django-mptt checks the rest).
+        """
+        cut = request.POST.get("cut_item", "")
+        node = Node.objects.filter(pk=cut).first() if cut.isdecimal() else None
+        if node is None or can_publish(request.user):
+            return ""
+        published = node.get_descendants(include_self=True).filter(status=PUBLISHED)
+        if not published.exists():
+            return ""
+        return (
+            f"“{node.title}” is published or has published pages under it: only a reviewer "
+            "may move it, since the move is live for readers at once."
+        )
+
     def delete_selected_tree(self, modeladmin, request, queryset):
         """Delete the selected nodes (the changelist's action), under the tree's lock.
 
@@ -156,6 +194,10 @@ class NodeAdmin(DraggableMPTTAdmin):
         """
         collector = NestedObjects(using=router.db_for_write(Node), origin=objs)
         collector.collect(objs)
+        # The collector finds children in the order the database returns them, which is no
+        # order on PostgreSQL: list each node's children in tree order, the rest after them.
+        for found in collector.edges.values():
+            found.sort(key=lambda obj: (0, obj.tree_id, obj.lft) if isinstance(obj, Node) else (1,))
         perms_needed = set()
 
         def describe(obj):
@@ -178,7 +220,7 @@ class NodeAdmin(DraggableMPTTAdmin):
     def get_urls(self):
         """Add the preview endpoint the change form's script posts to, deleted pages, and
         Markdown folders (``chapters.files.admin_views``)."""
-        preview = self.admin_site.admin_view(require_POST(self.preview_view))
+        preview = self.admin_site.admin_view(edit_views.preview)
         deleted = self.admin_site.admin_view(self.deleted_view)
         restore = self.admin_site.admin_view(require_POST(self.restore_view))
         export = self.admin_site.admin_view(partial(markdown.export_view, self))
@@ -228,21 +270,6 @@ class NodeAdmin(DraggableMPTTAdmin):
             )
         return redirect("admin:chapters_node_deleted")
 
-    def preview_view(self, request):
-        """Render a body as the site would, with its broken links, as JSON (editors only).
-
-        POST ``body`` (Markdown) and optionally ``node`` (the id of the node being edited, so
-        its links resolve as they would on save; without it, the add form's). Answers
-        ``{"html", "broken": [{"text", "problem"}]}``, ``{"error"}`` with status 400 for a
-        body that cannot be rendered, or with status 403 for a user who may not preview
-        (``permissions.can_preview``).
-        """
-        node_id = request.POST.get("node", "")
-        if not can_preview(request.user, adding=not node_id):
-            return JsonResponse({"error": "You may not preview chapters."}, status=403)
-        result = preview_or_error(request.POST.get("body", ""), node_id)
-        return JsonResponse(result, status=400 if "error" in result else 200)
-
 
 @admin.register(Synonym)
 class SynonymAdmin(admin.ModelAdmin):
@@ -250,3 +277,7 @@ class SynonymAdmin(admin.ModelAdmin):
 
     list_display = ["word", "same_as"]
     search_fields = ["word", "same_as"]
+
+
+# The media library's admin registers itself (chapters/media/admin.py).
+from .media.admin import MediaItemAdmin  # noqa: E402,F401

@@ -2,9 +2,8 @@
 
 Every page shows the whole tree ("All chapters"), so its HTML is rendered from
 ``chapters/_toc.html`` once per version of the wiki and kept in Django's cache, together with
-what each page shows of the tree around it (:class:`PageNavigation`). On the home page every
-section is open; beside a page only the sections leading to it are, and its own link says
-``aria-current="page"``.
+what each page shows of the tree around it (:class:`PageNavigation`). Beside a page only the
+sections leading to it are open, and its own link says ``aria-current="page"``.
 
 Where those marks go is not searched for in the template's bytes: this module gives the
 template, per entry, a mark for its link's opening tag and one for its ``<details>`` tag
@@ -28,7 +27,14 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from .models import Node
-from .navigation import ancestors, around, find, neighbours, table_of_contents
+from .navigation import (
+    ancestors,
+    around,
+    find,
+    neighbours,
+    reading_bridges,
+    table_of_contents,
+)
 from .readiness import Readiness, count_chapters
 
 __all__ = [
@@ -36,7 +42,7 @@ __all__ = [
     "Contents",
     "Entry",
     "PageNavigation",
-    "contents_html",
+    "Step",
     "entries",
     "mark_current",
     "page_navigation",
@@ -74,18 +80,29 @@ class Entry:
     closes: range
 
 
+@dataclass(frozen=True, slots=True)
+class Step:
+    """A chapter of another section to read on to (or back to), with that section."""
+
+    section: Node
+    chapter: Node
+
+
 @dataclass(frozen=True)
 class Contents:
-    """The table of contents' HTML with every section closed and no page marked, and where
-    the marks were.
+    """The table of contents' HTML with every section closed and no page marked, where the
+    marks were, and the reading path across sections; all read from the whole tree.
 
     ``links`` and ``sections`` map a node's primary key to the offset in ``html`` where its
-    link's mark, and its ``<details>``'s, stood.
+    link's mark, and its ``<details>``'s, stood. ``bridges`` maps the primary key of each
+    node with chapters to the :class:`Step` read before its first chapter and the one read
+    after its last (:func:`~chapters.navigation.reading_bridges`), either None.
     """
 
     html: str
     links: dict
     sections: dict
+    bridges: dict
 
     def marked(self, insertions):
         """Return the HTML with each ``(offset, text)`` of ``insertions`` inserted, marked safe.
@@ -113,24 +130,8 @@ class PageNavigation:
     next: Node | None
     children: tuple  # sections only, each with its ``readiness``
     readiness: Readiness | None  # sections only
-
-
-def contents_html(version):
-    """Return the table of contents' HTML with every section open, as on the home page.
-
-    Rendered once per version of the wiki and then read from the cache (one query for the
-    tree when it is not there).
-
-    Args:
-        version: the wiki's version token (``WikiVersion.current()``).
-
-    Returns:
-        The HTML, marked safe.
-    """
-    contents = cache.get(CONTENTS_KEY, version=version)
-    if contents is None:
-        contents = _render_contents(count_chapters(table_of_contents()), version)
-    return contents.marked((offset, OPEN) for offset in contents.sections.values())
+    came_from: Step | None = None  # chapters first in their section: the chapter read before
+    continue_to: Step | None = None  # chapters last in their section: the chapter read after
 
 
 def page_navigation(node, version):
@@ -161,7 +162,7 @@ def page_navigation(node, version):
         if in_tree is None:
             in_tree = around(node)
             count_chapters([in_tree])  # its subtree is whole: its sections' counts are right
-        navigation = _page_navigation(in_tree)
+        navigation = _page_navigation(in_tree, contents.bridges.get(node.parent_id))
         cache.set(key, navigation, version=version)
     return navigation, mark_current(contents, node, navigation)
 
@@ -196,7 +197,7 @@ def entries(toc):
     """Return the entries of the table of contents in reading order, with their marks.
 
     Args:
-        toc: root nodes whose children are cached, sections with their ``readiness``.
+        toc: root nodes whose children are cached.
 
     Returns:
         A list of :class:`Entry`, walked without recursion.
@@ -247,20 +248,37 @@ def _render_contents(toc, version):
                 f"{TEMPLATE} must write each entry's {kind}_mark; it wrote none for "
                 f"{len(missing)} of {len(expected)} entries, the first “{missing[0]}”."
             )
-    contents = Contents(html="".join(pieces), links=found["link"], sections=found["section"])
+    bridges = {
+        pk: tuple(
+            chapter and Step(_detached(chapter.parent), _detached(chapter)) for chapter in pair
+        )
+        for pk, pair in reading_bridges(toc).items()
+    }
+    contents = Contents(
+        html="".join(pieces), links=found["link"], sections=found["section"], bridges=bridges
+    )
     cache.set(CONTENTS_KEY, contents, version=version)
     return contents
 
 
-def _page_navigation(in_toc):
-    """Return the :class:`PageNavigation` of a node whose neighbourhood is cached."""
+def _page_navigation(in_toc, bridge):
+    """Return the :class:`PageNavigation` of a node whose neighbourhood is cached.
+
+    Args:
+        in_toc: the node, as the tree read around it holds it.
+        bridge: the ``(before, after)`` steps of its parent (:attr:`Contents.bridges`), or
+            None.
+    """
     previous, following = neighbours(in_toc) if in_toc.is_chapter else (None, None)
+    before, after = bridge if in_toc.is_chapter and bridge else (None, None)
     return PageNavigation(
         ancestors=tuple(map(_detached, ancestors(in_toc))),
         previous=previous and _detached(previous),
         next=following and _detached(following),
         children=tuple(map(_detached, in_toc.cached_children)),
         readiness=getattr(in_toc, "readiness", None),
+        came_from=before if previous is None else None,
+        continue_to=after if following is None else None,
     )
 
 

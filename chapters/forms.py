@@ -100,7 +100,9 @@ class NodeAdminForm(MergingFormMixin, MPTTAdminForm):
     is chosen by its path of titles. The workflow holds here too
     (``permissions.statuses_for``): only a reviewer publishes or unpublishes, and an edit of
     a published page by someone who may not publish is refused, pointing to the site's
-    editor, where it becomes a pending change. ``user`` is set by ``NodeAdmin.get_form``.
+    editor, where it becomes a pending change; so is their move of a section with published
+    pages under it (as a drag of it is: ``NodeAdmin.changelist_view``). ``user`` is set by
+    ``NodeAdmin.get_form``.
     """
 
     user = None
@@ -139,7 +141,19 @@ class NodeAdminForm(MergingFormMixin, MPTTAdminForm):
                 "This page is published, and your changes to it need a reviewer's approval: "
                 "propose them in the site's editor, where they wait for review."
             )
+        elif not can_publish(self.user) and self.moves_published_pages():
+            raise forms.ValidationError(
+                "Published pages are under this section, and moving them needs a reviewer: "
+                "only a reviewer may change its section or slug."
+            )
         return cleaned
+
+    def moves_published_pages(self):
+        """Return True when the form moves published pages under the node to other addresses
+        (a new section or slug for a node with published pages under it)."""
+        if not self.instance.pk or not {"parent", "slug"} & set(self.changed_data):
+            return False
+        return self.instance.get_descendants().filter(status=PUBLISHED).exists()
 
     def changes_content(self):
         """Return True when the form changes a field of the page, not only the summary."""

@@ -11,7 +11,14 @@ from django.db import transaction
 from .diff import diff_text, field_changes
 from .models import REVISION_FIELDS, Node, lock_tree
 
-__all__ = ["NOTHING_TO_REVERT", "all_revisions", "with_size_changes", "compare", "revert"]
+__all__ = [
+    "NOTHING_TO_REVERT",
+    "all_revisions",
+    "compare",
+    "restore_fields",
+    "revert",
+    "with_size_changes",
+]
 
 # What revert() says when the page is already as the revision left it.
 NOTHING_TO_REVERT = "Nothing to revert: the page is already as that revision left it."
@@ -75,37 +82,23 @@ def compare(old, new):
     return {"fields": field_changes(old, new, fields), "body": diff_text(old.body, new.body)}
 
 
-@transaction.atomic
-def revert(node, revision, user=None, *, keep_status=False):
-    """Restore ``node``'s content from ``revision`` and save that as a new revision.
+def restore_fields(node, revision, *, keep_status=False):
+    """Set on ``node``, in memory, the fields a revert to ``revision`` gives it now.
 
     Title, status and body are always restored. Slug, kind and parent are restored only where
     the tree allows it now (the parent still exists and may hold the node, no sibling has
-    taken the slug, a node with children stays a section); the node is moved only through
-    django-mptt, never by writing tree fields. One transaction, under ``lock_tree``: ``node``
-    is read again after taking it, so the checks see the tree the save will change. When
-    that leaves every field of a revision as it is stored, nothing is saved: a revert to an
-    identical state writes no revision.
+    taken the slug, a node with children stays a section). Nothing is saved: :func:`revert`
+    saves, and the revert's confirmation page compares the result with the page as it is.
 
     Args:
         node: the node, freshly loaded.
         revision: one of ``node``'s revisions.
-        user: the author of the revert, or None.
         keep_status: keep the node's status (for someone who may not publish: see
             ``chapters.edit.workflow``).
 
     Returns:
-        A list of sentences saying what could not be restored, ending with
-        :data:`NOTHING_TO_REVERT` when nothing was saved.
-
-    Raises:
-        ValueError: ``revision`` belongs to another node.
+        A list of sentences saying what could not be restored.
     """
-    if revision.id != node.pk:
-        raise ValueError(f"Revision {revision.history_id} is not a revision of “{node.title}”.")
-    lock_tree()
-    node.refresh_from_db()
-    stored = {name: getattr(node, name) for name in REVISION_FIELDS}
     notes = []
     node.title, node.body = revision.title, revision.body
     if not keep_status:
@@ -143,6 +136,39 @@ def revert(node, revision, user=None, *, keep_status=False):
         node.kind, node.parent, node.slug = current
     if first_error is not None:
         notes.extend(first_error.messages)
+    return notes
+
+
+@transaction.atomic
+def revert(node, revision, user=None, *, keep_status=False):
+    """Restore ``node``'s content from ``revision`` and save that as a new revision.
+
+    The fields restored are :func:`restore_fields`'; the node is moved only through
+    django-mptt, never by writing tree fields. One transaction, under ``lock_tree``: ``node``
+    is read again after taking it, so the checks see the tree the save will change. When
+    that leaves every field of a revision as it is stored, nothing is saved: a revert to an
+    identical state writes no revision.
+
+    Args:
+        node: the node, freshly loaded.
+        revision: one of ``node``'s revisions.
+        user: the author of the revert, or None.
+        keep_status: keep the node's status (for someone who may not publish: see
+            ``chapters.edit.workflow``).
+
+    Returns:
+        A list of sentences saying what could not be restored, ending with
+        :data:`NOTHING_TO_REVERT` when nothing was saved.
+
+    Raises:
+        ValueError: ``revision`` belongs to another node.
+    """
+    if revision.id != node.pk:
+        raise ValueError(f"Revision {revision.history_id} is not a revision of “{node.title}”.")
+    lock_tree()
+    node.refresh_from_db()
+    stored = {name: getattr(node, name) for name in REVISION_FIELDS}
+    notes = restore_fields(node, revision, keep_status=keep_status)
     if all(getattr(node, name) == value for name, value in stored.items()):
         return [*notes, NOTHING_TO_REVERT]
     node._change_reason = f"Reverted to revision {revision.history_id}"

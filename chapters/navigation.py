@@ -17,8 +17,10 @@ __all__ = [
     "breadcrumb",
     "breadcrumbs",
     "neighbours",
+    "reading_bridges",
     "ancestors",
     "linked_from",
+    "printed",
     "find",
     "title_paths",
     "with_breadcrumbs",
@@ -124,6 +126,41 @@ def neighbours(node):
     return previous, following
 
 
+def reading_bridges(toc):
+    """Return, for each node with chapters, the chapters read just before and after them.
+
+    The reading order is every chapter in tree order. Previous/Next stay among one section's
+    chapters (:func:`neighbours`); at the ends of a section the reader goes on across
+    sections: from the chapter read before the section's first chapter, to the chapter read
+    after its last. Without a query.
+
+    Args:
+        toc: root nodes whose children are cached (:func:`table_of_contents`).
+
+    Returns:
+        A dict from the primary key of each node with chapters among its children to a
+        ``(before, after)`` pair of chapters (their parents cached); either is None at the
+        start or the end of the whole reading order.
+    """
+    chapters, stack = [], list(reversed(toc))
+    while stack:
+        node = stack.pop()
+        if node.is_chapter:
+            chapters.append(node)
+        stack.extend(reversed(node.cached_children))
+    first, last = {}, {}
+    for index, chapter in enumerate(chapters):
+        first.setdefault(chapter.parent_id, index)
+        last[chapter.parent_id] = index
+    return {
+        pk: (
+            chapters[first[pk] - 1] if first[pk] > 0 else None,
+            chapters[last[pk] + 1] if last[pk] + 1 < len(chapters) else None,
+        )
+        for pk in first
+    }
+
+
 def ancestors(node):
     """Return the ancestors of ``node``, from its area down, without a query.
 
@@ -140,6 +177,21 @@ def ancestors(node):
 def linked_from(node):
     """Return the nodes whose bodies link to ``node``, in tree order (one query)."""
     return list(Node.objects.for_navigation().filter(outgoing_links__target=node).distinct())
+
+
+def printed(node):
+    """Return the nodes under ``node`` in reading order, with their bodies (one query).
+
+    What a section's print page shows: each subsection and chapter, with its depth below
+    ``node`` (1 for a child).
+
+    Args:
+        node: a section or an area.
+
+    Returns:
+        A list of ``(node, depth)``.
+    """
+    return [(each, each.level - node.level) for each in node.get_descendants()]
 
 
 def with_breadcrumbs(revisions):

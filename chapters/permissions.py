@@ -21,6 +21,7 @@ __all__ = [
     "can_preview",
     "can_publish",
     "can_review",
+    "can_upload",
     "can_revert",
     "can_watch",
     "statuses_for",
@@ -80,6 +81,16 @@ def can_review(user):
 def can_revert(user):
     """Return True when ``user`` may revert a page to an old revision: as :func:`can_edit`
     (a revert follows the workflow as any edit does: ``chapters.edit.workflow``).
+
+    Args:
+        user: a user, or Django's ``AnonymousUser``.
+    """
+    return can_edit(user)
+
+
+def can_upload(user):
+    """Return True when ``user`` may add, replace and delete images and files in the media
+    library: as :func:`can_edit`, since placing them is editing pages.
 
     Args:
         user: a user, or Django's ``AnonymousUser``.

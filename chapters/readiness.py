@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
-from .models import Link, Node
+from .models import Link, MediaUse, Node
 from .navigation import table_of_contents
 from .outline import SCAFFOLD_BODY
 
@@ -113,8 +113,16 @@ def stalest_chapters(area=None, limit=STALEST):
 
 
 def broken_links(area=None):
-    """Return the links that resolve to no node, with their sources, in the sources' order."""
+    """Return the links that resolve to no node and the media references that find no item,
+    with their sources, in the sources' order (links first within a source): two queries.
+
+    Both have ``source``, ``kind``, ``text`` and ``problem``.
+    """
+    order = ("source__tree_id", "source__lft", "pk")
     links = Link.objects.filter(target=None).select_related("source")
+    media = MediaUse.objects.filter(media=None).select_related("source")
     if area is not None:
         links = links.filter(source__tree_id=area.tree_id)
-    return list(links.order_by("source__tree_id", "source__lft", "pk"))
+        media = media.filter(source__tree_id=area.tree_id)
+    found = [*links.order_by(*order), *media.order_by(*order)]
+    return sorted(found, key=lambda row: (row.source.tree_id, row.source.lft))

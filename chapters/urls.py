@@ -7,6 +7,8 @@ from . import crawlers, feeds, health, views
 from .books import views as books
 from .edit import review as edit_review
 from .edit import views as edit_views
+from .media import views as media
+from .models import MEDIA_NAME
 
 
 class NodePathConverter:
@@ -25,7 +27,20 @@ class NodePathConverter:
         return value
 
 
+class MediaNameConverter:
+    """A media item's name (``MEDIA_NAME``): one segment with an extension."""
+
+    regex = MEDIA_NAME
+
+    def to_python(self, value):
+        return value
+
+    def to_url(self, value):
+        return value
+
+
 register_converter(NodePathConverter, "nodepath")
+register_converter(MediaNameConverter, "medianame")
 
 app_name = "chapters"
 
@@ -56,8 +71,18 @@ urlpatterns = [
     path("review/", edit_review.queue, name="review"),
     path("review/<int:change_id>/", edit_review.change_detail, name="change"),
     path("watch/<nodepath:path>/", edit_review.watch, name="watch"),
+    # The media library (chapters.media).
+    path("media/", media.library, name="media"),
+    path("media/upload/", media.media_upload, name="media-upload"),
+    path("media/<medianame:name>", media.media_file, name="media-file"),
+    path("media/<medianame:name>/<int:width>.webp", media.media_variant, name="media-variant"),
+    path("media/<medianame:name>/", media.media_detail, name="media-detail"),
+    path("media/<medianame:name>/v<int:version>", media.media_version, name="media-version"),
+    path("media/<medianame:name>/replace/", media.media_replace, name="media-replace"),
+    path("media/<medianame:name>/delete/", media.media_delete, name="media-delete"),
     path("healthz", health.healthz, name="healthz"),
     path("books/<str:format>/", books.book, name="book"),
     path("books/<str:format>/<nodepath:path>/", books.book, name="book-section"),
+    path("print/<nodepath:path>/", views.print_section, name="print"),
     path("<nodepath:path>/", views.node_detail, name="node"),
 ]

@@ -7,8 +7,9 @@ import hashlib
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
+from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
@@ -16,13 +17,13 @@ from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import condition, require_GET, require_http_methods
 
-from . import contents, history, navigation, readiness, search
+from . import contents, history, landing, navigation, readiness, search
 from .caching import cached_page, version
 from .caching.validators import last_modified
-from .edit.workflow import page_tools, revert
+from .edit.workflow import page_tools, revert, revert_plan
 from .forms import AreaForm, CompareForm, SearchForm
 from .markdown import MarkdownError, render_markdown
-from .models import LinkResolver, Node, PathRedirect
+from .models import LinkResolver, MediaResolver, Node, PathRedirect
 from .permissions import can_revert
 
 REVISIONS_PER_PAGE = 50
@@ -32,9 +33,9 @@ RESULTS_PER_PAGE = 20
 
 @cached_page
 def home(request):
-    """Render the wiki's title and the full table of contents."""
-    toc_html = contents.contents_html(version(request))
-    return render(request, "chapters/home.html", {"toc_html": toc_html})
+    """Render the landing page: the wiki's name and description, its areas, where to start,
+    the chapters updated last (``chapters.landing``)."""
+    return render(request, "chapters/home.html", {"landing": landing.landing()})
 
 
 @cached_page
@@ -58,9 +59,32 @@ def node_detail(request, path):
         context["tools"] = page_tools(request.user, node)
     if node.is_chapter:
         context["previous"], context["next"] = around.previous, around.next
+        context["came_from"], context["continue_to"] = around.came_from, around.continue_to
         return render(request, "chapters/chapter.html", context)
     context["children"], context["readiness"] = around.children, around.readiness
     return render(request, "chapters/section.html", context)
+
+
+@cached_page
+def print_section(request, path):
+    """Render a section's or an area's chapters on one page to print, in reading order, after
+    one title page and one table of contents (mdBook's print view); 301 from a path it had
+    before; 404 for a chapter or no node."""
+    node = Node.objects.filter(path=path).first()
+    if node is None:
+        return moved_from(path, "chapters:print")
+    if node.is_chapter:
+        raise Http404("Print pages are for sections and areas; print the chapter's own page.")
+    return render(
+        request,
+        "chapters/print.html",
+        {
+            "node": node,
+            "ancestors": navigation.breadcrumb(node),
+            "entries": navigation.printed(node),
+            "source_url": request.build_absolute_uri(node.get_absolute_url()),
+        },
+    )
 
 
 def moved_from(path, route):
@@ -122,10 +146,11 @@ def revision_detail(request, revision_id):
 
 def render_revision_body(revision, node):
     """Render an old revision's body as the page would be, wiki links resolved as on save."""
-    resolver = LinkResolver(node or Node(title=revision.title))
+    resolver, media = LinkResolver(node or Node(title=revision.title)), MediaResolver()
     resolver.prepare(revision.body)
+    media.prepare(revision.body)
     try:
-        return render_markdown(revision.body, resolver)
+        return render_markdown(revision.body, resolver, media)
     except MarkdownError as error:  # a body saved before the current limits
         return format_html("<p>This revision's text cannot be shown: {}</p>", error)
 
@@ -156,9 +181,12 @@ def revision_diff(request):
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
+@login_required(login_url="admin:login")
 def revision_revert(request, revision_id):
-    """Ask to confirm a revert, showing what it changes (GET); revert (POST), by the workflow
-    (``permissions.can_revert``, ``edit.workflow.revert``), then go back to ``next``."""
+    """Ask to confirm a revert, showing what it will really change for this user (GET,
+    ``edit.workflow.revert_plan``); revert (POST), by the workflow (``permissions.can_revert``,
+    ``edit.workflow.revert``), then go back to ``next``, saying what was done or refused.
+    Anonymous users are sent to sign in first, as on the editor's pages."""
     if not can_revert(request.user):
         raise PermissionDenied("Only editors who may change pages can revert them.")
     revision = get_object_or_404(history.all_revisions(), history_id=revision_id)
@@ -170,11 +198,16 @@ def revision_revert(request, revision_id):
         target = node.get_absolute_url()
     if request.method != "POST":
         current = history.all_revisions().filter(id=node.pk).first()
-        context = {"revision": revision, "node": node, "next": target}
+        plan = revert_plan(node, revision, request.user)
+        context = {"revision": revision, "node": node, "next": target, **plan}
         return render(
-            request, "chapters/revert.html", {**context, **history.compare(current, revision)}
+            request, "chapters/revert.html", {**context, **history.compare(current, plan["after"])}
         )
-    notes, change = revert(node, revision, request.user, request.build_absolute_uri("/"))
+    try:
+        notes, change = revert(node, revision, request.user, request.build_absolute_uri("/"))
+    except ValidationError as refused:
+        messages.error(request, " ".join(refused.messages))
+        return redirect(target)
     if history.NOTHING_TO_REVERT in notes:
         messages.info(request, history.NOTHING_TO_REVERT)
     elif change is not None:

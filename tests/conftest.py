@@ -128,6 +128,13 @@ def books_root(settings, tmp_path):
 
 
 @pytest.fixture(autouse=True)
+def media_root(settings, tmp_path):
+    """Keep the test's uploads (``MEDIA_ROOT``, the default storage) in a folder of its own."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture(autouse=True)
 def empty_cache():
     """Start every test with an empty cache.
 

@@ -16,6 +16,8 @@ keeps Django's default.
 """
 
 import os
+import tempfile
+from pathlib import Path
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-not-secret")
 
@@ -28,3 +30,6 @@ STORAGES = {
 WHITENOISE_AUTOREFRESH = True
 WHITENOISE_USE_FINDERS = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# Uploads go to a folder of the test run's own; tests/conftest.py gives each test its own.
+MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="wiki-tests-media-"))

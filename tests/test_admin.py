@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from chapters.models import Node
-from tests.helpers import node, soup, toc_outline, tree_table
+from tests.helpers import edit, node, role_user, soup, toc_outline, tree_table
 
 CHANGELIST = reverse("admin:chapters_node_changelist")
 
@@ -18,9 +18,11 @@ def change_url(title):
 
 
 def form_data(node_title, **changes):
-    """Return the change form's POST data for the node titled ``node_title``, with ``changes``."""
+    """Return the change form's POST data for the node titled ``node_title``, with ``changes``
+    (the revision the form was opened at included, as the browser posts it)."""
     current = node(node_title)
     data = {
+        "base_revision": Node.history.filter(id=current.pk).first().history_id,
         "title": current.title,
         "slug": current.slug,
         "kind": current.kind,
@@ -122,9 +124,9 @@ def test_admin_change_form_saves_a_valid_edit(admin_client, small_tree):
     assert (moved.path, moved.parent.title) == ("area-b/section-b1/chapter-four", "Section B1")
 
 
-def drag(admin_client, cut, pasted_on, position):
+def drag(client, cut, pasted_on, position):
     """Post what DraggableMPTTAdmin's script posts when a row is dropped."""
-    return admin_client.post(
+    return client.post(
         CHANGELIST,
         {
             "cmd": "move_node",
@@ -138,7 +140,7 @@ def drag(admin_client, cut, pasted_on, position):
 @pytest.mark.django_db
 def test_admin_drag_and_drop_reorders_chapters_on_the_site(admin_client, client, small_tree):
     assert drag(admin_client, "Chapter Three", "Chapter One", "left").content == b"OK, moved."
-    outline = toc_outline(soup(client.get("/")))
+    outline = toc_outline(soup(client.get("/area-b/")))
     assert outline.splitlines()[1:5] == [
         "  Section A1",
         "    Chapter Three",
@@ -179,6 +181,64 @@ def test_admin_drag_and_drop_refuses_moves_that_break_the_tree(
 ):
     before = tree_table()
     assert drag(admin_client, cut, pasted_on, position).content == b"FAIL, invalid move."
+    assert tree_table() == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("cut", "pasted_on", "position"),
+    [
+        ("Chapter One", "Section A2", "last-child"),
+        ("Chapter One", "Chapter Three", "right"),
+        ("Section A1", "Area B", "last-child"),
+    ],
+)
+def test_an_editor_s_drag_of_published_pages_is_refused(
+    client, small_tree, cut, pasted_on, position
+):
+    edit("Chapter One", status="published", body="Published text.")
+    client.force_login(role_user("ed", "Editor"))
+    before = tree_table()
+
+    response = drag(client, cut, pasted_on, position)
+
+    assert response.content == b"FAIL, invalid move."
+    assert tree_table() == before
+    shown = [str(m) for m in client.get(CHANGELIST).context["messages"]]
+    assert shown == [
+        f"“{cut}” is published or has published pages under it: only a reviewer may move it, "
+        "since the move is live for readers at once."
+    ]
+
+
+@pytest.mark.django_db
+def test_an_editor_drags_drafts_and_a_reviewer_drags_published_pages(client, small_tree):
+    edit("Chapter One", status="published", body="Published text.")
+    client.force_login(role_user("ed", "Editor"))
+    assert drag(client, "Chapter Two", "Section A2", "last-child").content == b"OK, moved."
+    client.force_login(role_user("rev", "Reviewer"))
+    assert drag(client, "Chapter One", "Section A2", "last-child").content == b"OK, moved."
+    assert node("Chapter One").path == "area-a/section-a2/chapter-one"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("changes", [{"parent": "Area B"}, {"slug": "renamed"}])
+def test_an_editor_cannot_move_published_pages_by_their_section_s_change_form(
+    client, small_tree, changes
+):
+    edit("Chapter One", status="published", body="Published text.")
+    client.force_login(role_user("ed", "Editor"))
+    data = form_data("Section A1", **changes)
+    if "parent" in changes:
+        data["parent"] = node(changes["parent"]).pk
+    before = tree_table()
+
+    response = client.post(change_url("Section A1"), data)
+
+    assert response.context["adminform"].form.non_field_errors() == [
+        "Published pages are under this section, and moving them needs a reviewer: only a "
+        "reviewer may change its section or slug."
+    ]
     assert tree_table() == before
 
 

@@ -259,8 +259,19 @@ def test_code_a_lexer_would_take_minutes_on_is_shown_plain():
 
 def test_code_past_the_highlighting_budget_is_shown_plain_and_escaped(monkeypatch):
     source = '```python\nif a < b: print("&")\n```'
-    assert render_markdown(source).startswith('<div class="highlight"><pre><span></span><code>')
+    assert render_markdown(source).startswith(
+        '<div class="highlight"><span class="filename">Python</span><pre><span></span><code>'
+    )
     monkeypatch.setattr("chapters.markdown.mdx.highlight.HIGHLIGHT_SECONDS_MAX", 0.0)
     assert render_markdown(source) == (
         '<pre><code class="language-python">if a &lt; b: print(&quot;&amp;&quot;)\n</code></pre>'
     )
+
+
+def test_code_with_more_tokens_than_the_budget_is_shown_plain(monkeypatch):
+    source = "```python\nx = [1, 2]\n```"
+    assert render_markdown(source).startswith(
+        '<div class="highlight"><span class="filename">Python</span><pre><span></span><code>'
+    )
+    monkeypatch.setattr("chapters.markdown.mdx.highlight.HIGHLIGHT_TOKENS_MAX", 8)
+    assert render_markdown(source) == '<pre><code class="language-python">x = [1, 2]\n</code></pre>'

@@ -87,7 +87,7 @@ EDITS = {
     "section title": lambda: edit("Section B1", title="Section B-one"),
     "status": lambda: edit("Chapter Two", status=Node.Status.PUBLISHED),
     "status by update()": lambda: Node.objects.filter(title="Chapter Six").update(
-        status=Node.Status.IN_REVIEW
+        status=Node.Status.PUBLISHED
     ),
     "slug": lambda: edit("Chapter One", slug="first"),
     "reorder": lambda: move_left_of("Chapter Six", "Chapter Five"),
@@ -339,48 +339,37 @@ def test_reader_with_a_session_cookie_gets_a_fresh_page(client, small_tree):
     assert response["Cache-Control"] == "no-cache, private"
 
 
-def readiness(draft, total):
-    """Return the HTML of a section's readiness with ``draft`` of ``total`` chapters drafts."""
-    return (
-        f'<span class="readiness" title="{draft} draft, 0 in review, 0 published">'
-        f'<progress max="{total or 1}" value="0" aria-hidden="true"></progress>'
-        f" 0 of {total} published</span>"
-    )
-
-
-DRAFT = '<span class="status status-draft">Draft</span>'
-
-# The contents beside the page of Section A2: its area's and its own list open, Section A1's
-# closed, its link the current page.
-CONTENTS_BESIDE_SECTION_A2 = f"""
+# The contents beside the page of Section A2: names only, chapters not yet published with a
+# quiet class; its area's and its own list open, Section A1's closed, its link the current page.
+CONTENTS_BESIDE_SECTION_A2 = """
 <ol>
-<li class="toc-section"><a href="/area-a/">Area A</a> {DRAFT} {readiness(2, 2)}
+<li class="toc-section"><a href="/area-a/">Area A</a>
   <details open>
   <summary><span class="visually-hidden">Contents of “Area A”</span></summary>
   <ol>
-  <li class="toc-section"><a href="/area-a/section-a1/">Section A1</a> {DRAFT} {readiness(1, 1)}
+  <li class="toc-section"><a href="/area-a/section-a1/">Section A1</a>
     <details>
     <summary><span class="visually-hidden">Contents of “Section A1”</span></summary>
     <ol>
-    <li class="toc-chapter">
-      <a href="/area-a/section-a1/chapter-one/">Chapter One</a> {DRAFT}</li>
+    <li class="toc-chapter toc-unpublished">
+      <a href="/area-a/section-a1/chapter-one/">Chapter One</a></li>
     </ol>
     </details>
   </li>
   <li class="toc-section">
-    <a href="/area-a/section-a2/" aria-current="page">Section A2</a> {DRAFT} {readiness(1, 1)}
+    <a href="/area-a/section-a2/" aria-current="page">Section A2</a>
     <details open>
     <summary><span class="visually-hidden">Contents of “Section A2”</span></summary>
     <ol>
-    <li class="toc-chapter">
-      <a href="/area-a/section-a2/chapter-two/">Chapter Two</a> {DRAFT}</li>
+    <li class="toc-chapter toc-unpublished">
+      <a href="/area-a/section-a2/chapter-two/">Chapter Two</a></li>
     </ol>
     </details>
   </li>
   </ol>
   </details>
 </li>
-<li class="toc-section"><a href="/area-b/">Area B</a> {DRAFT} {readiness(0, 0)}</li>
+<li class="toc-section"><a href="/area-b/">Area B</a></li>
 </ol>
 """
 

@@ -1,4 +1,4 @@
-"""Readiness: counts in the table of contents and on section pages, the dashboard, and the
+"""Readiness: counts on section pages (the table of contents shows none), the dashboard, and the
 admin's live preview."""
 
 import datetime
@@ -21,20 +21,22 @@ def readiness_texts(page, selector):
 
 
 @pytest.mark.django_db
-def test_readiness_in_the_table_of_contents_counts_chapters(client, curriculum):
+def test_table_of_contents_shows_no_readiness_or_status(client, curriculum):
     publish("Quantization", "Pruning and Sparsity")
     publish("Knowledge Distillation", status=Node.Status.IN_REVIEW)
-    page = soup(client.get("/"))
-    efficiency = page.find("a", string="Efficiency").parent
-    label = efficiency.find(class_="readiness", recursive=False)
-    assert " ".join(label.get_text().split()) == "2 of 4 published"
-    assert label["title"] == "1 draft, 1 in review, 2 published"
-    assert (label.progress["value"], label.progress["max"]) == ("2", "4")
-    ml_systems = page.find("a", string="ML Systems").parent
-    assert " ".join(ml_systems.find(class_="readiness", recursive=False).get_text().split()) == (
-        "2 of 20 published"
-    )
-    assert len(page.select("nav.toc .readiness")) == 52
+    page = soup(client.get("/ml-systems/inference/"))
+    toc = page.find("nav", class_="toc")
+    assert toc.select(".readiness, .status, progress") == []
+    efficiency = toc.find("a", string="Efficiency").parent
+    assert [
+        (li.a.get_text(), li["class"]) for li in efficiency.find_all("li", class_="toc-chapter")
+    ] == [
+        ("Quantization", ["toc-chapter"]),
+        ("Pruning and Sparsity", ["toc-chapter"]),
+        ("Knowledge Distillation", ["toc-chapter", "toc-unpublished"]),
+        ("Small Language Models", ["toc-chapter", "toc-unpublished"]),
+    ]
+    assert efficiency["class"] == ["toc-section"]
 
 
 @pytest.mark.django_db

@@ -267,3 +267,114 @@ def test_titles_tell_pages_of_the_same_title_apart_and_are_kept_per_version(
     }
     with django_assert_num_queries(5):  # the session, the user, their permissions, the version
         assert json.loads(client.get("/edit/titles.json").content) == titles
+
+
+@pytest.mark.django_db
+def test_an_edit_opened_before_a_section_above_the_page_moved_is_saved_to_the_page(
+    client, small_tree
+):
+    client.force_login(role_user("ed", "Editor"))
+    form = opened(client)
+    Node.objects.move_node(node("Section A1"), node("Area B"), "last-child")
+
+    draft = client.post(DRAFT_ONE, {**form, "body": "Kept as a draft."})
+    response = client.post(EDIT_ONE, {**form, "body": "An hour of work.", "save": "1"})
+
+    moved = node("Chapter One")
+    assert (draft.status_code, response.status_code) == (200, 302)
+    assert (response.url, moved.body) == ("/area-b/section-a1/chapter-one/", "An hour of work.")
+    assert not EditDraft.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_editor_at_a_page_s_old_path_redirects_to_its_new_one(client, small_tree):
+    client.force_login(role_user("ed", "Editor"))
+    Node.objects.move_node(node("Section A1"), node("Area B"), "last-child")
+
+    response = client.get(f"{EDIT_ONE}?restore=draft")
+
+    assert (response.status_code, response.url) == (
+        302,
+        "/edit/area-b/section-a1/chapter-one/?restore=draft",
+    )
+    assert client.get("/edit/area-a/no-such-page/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_draft_with_a_base_revision_out_of_range_keeps_no_base(client, small_tree):
+    client.force_login(role_user("ed", "Editor"))
+
+    response = client.post(DRAFT_ONE, {"body": "x", "base_revision": "9" * 30})
+
+    assert response.status_code == 200
+    assert EditDraft.objects.get().base_revision is None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "conflicts",
+    ['{"status": [["a"], "b"]}', '{"status": "ab"}', '["status"]', '{"status": [1, 2, 3]}', "{"],
+)
+def test_forged_field_conflicts_are_ignored(client, small_tree, conflicts):
+    client.force_login(role_user("ed", "Editor"))
+    form = opened(client)
+
+    response = client.post(EDIT_ONE, {**form, "body": "Mine.", "conflicts": conflicts, "save": "1"})
+
+    assert (response.status_code, node("Chapter One").body) == (302, "Mine.")
+
+
+@pytest.mark.django_db
+def test_a_form_without_its_base_revision_is_refused_not_saved_over_a_newer_save(
+    client, small_tree
+):
+    client.force_login(role_user("ed", "Editor"))
+    form = opened(client)
+    edit("Chapter One", body="Someone else's newer text.")
+    del form["base_revision"]
+
+    response = client.post(EDIT_ONE, {**form, "title": "Mine", "save": "1"})
+
+    assert response.status_code == 200
+    assert node("Chapter One").body == "Someone else's newer text."
+    assert "The form came without the revision it was opened at" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_an_edit_posted_to_a_path_another_page_took_since_is_saved_to_the_page_opened(
+    client, small_tree
+):
+    client.force_login(role_user("ed", "Editor"))
+    form = opened(client)
+    Node.objects.move_node(node("Chapter One"), node("Section B1"), "last-child")
+    Node.objects.create(title="Chapter One", parent=node("Section A1"), kind="chapter")
+
+    client.post(DRAFT_ONE, {**form, "body": "Kept as a draft."})
+    merged = client.post(EDIT_ONE, {**form, "body": "Mine.", "save": "1"})
+    # The move is merged into the form, shown before saving; the next Save keeps both.
+    again = form_values(soup(merged), "editor")
+    response = client.post(EDIT_ONE, {**again, "save": "1"})
+
+    moved, newcomer = Node.objects.filter(title="Chapter One").order_by("pk")
+    assert merged.status_code == 200
+    assert (again["parent"], again["body"]) == (str(node("Section B1").pk), "Mine.")
+    assert (response.status_code, response.url) == (302, "/area-b/section-b1/chapter-one/")
+    assert (moved.body, newcomer.body) == ("Mine.", "")
+    assert list(EditDraft.objects.values_list("node", flat=True)) == []
+
+
+@pytest.mark.django_db
+def test_a_save_that_changes_nothing_writes_no_revision(client, small_tree):
+    client.force_login(role_user("ed", "Editor"))
+    form = opened(client)
+    revisions = Node.history.filter(id=node("Chapter One").pk).count()
+
+    response = client.post(
+        EDIT_ONE, {**form, "summary": "Looked it over", "save": "1"}, follow=True
+    )
+
+    assert response.redirect_chain == [("/area-a/section-a1/chapter-one/", 302)]
+    assert Node.history.filter(id=node("Chapter One").pk).count() == revisions
+    assert [str(m) for m in response.context["messages"]] == [
+        "Nothing was changed, so no revision was saved."
+    ]

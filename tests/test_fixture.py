@@ -11,9 +11,9 @@ from django.core.serializers.base import DeserializationError
 from django.db import IntegrityError
 
 from chapters.management.commands.build_curriculum_fixture import render_fixture
-from chapters.models import Node
+from chapters.models import EditDraft, Node, PendingChange
 from chapters.outline import OutlineError, build_fixture, parse_outline
-from tests.helpers import SMALL_TREE, tree_table
+from tests.helpers import SMALL_TREE, role_user, tree_table
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 SEED_PAGE = Path(__file__).parent / "data" / "seed-page.txt"
@@ -337,6 +337,47 @@ def test_fixture_rows_are_checked_as_a_curriculum_file_is_and_all_problems_named
         f"- “{'T' * 60}” (pk 104): the title is 201 characters long; the limit is 200."
     )
     assert tree_table() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fixture_refuses_pending_changes_and_drafts_whose_choices_are_not_choices(
+    client, tmp_path, small_tree
+):
+    author, page = role_user("ed", "Editor"), Node.objects.get(title="Chapter One")
+    change = {
+        "node": page.pk, "author": author.pk, "state": "pending", "title": "T",
+        "status": "publishd", "parent": page.parent_id, "body": "x", "summary": "",
+        "base_revision": 1, "updated": "2026-01-01T00:00:00Z",
+    }  # fmt: skip
+    rows = [
+        {"model": "chapters.pendingchange", "pk": 1, "fields": change},
+        {"model": "chapters.pendingchange", "pk": 2, "fields": {**change, "status": "draft"}},
+        {
+            "model": "chapters.pendingchange",
+            "pk": 3,
+            "fields": {**change, "state": "done", "status": "draft"},
+        },
+        {
+            "model": "chapters.editdraft",
+            "pk": 1,
+            "fields": {"user": author.pk, "node": page.pk, "status": "live"},
+        },
+    ]
+
+    with pytest.raises(CommandError) as error:
+        call_command("loaddata", write_fixture(tmp_path, rows), verbosity=0)
+
+    assert str(error.value) == (
+        "The fixture has rows that cannot be loaded, so nothing was loaded:\n"
+        "- pending change (pk 1): the status “publishd” is not one of draft, review, "
+        "published.\n"
+        "- pending change (pk 3): the state “done” is not one of pending, approved, "
+        "sent_back.\n"
+        "- edit draft (pk 1): the status “live” is not one of draft, review, published."
+    )
+    assert (PendingChange.objects.count(), EditDraft.objects.count()) == (0, 0)
+    client.force_login(role_user("rev", "Reviewer"))
+    assert client.get("/review/").status_code == 200
 
 
 @pytest.mark.django_db(transaction=True)

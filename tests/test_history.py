@@ -66,6 +66,7 @@ def test_history_admin_edit_records_author_and_summary(admin_client, admin_user,
         "parent": chapter.parent_id,
         "body": "Now with content.",
         "summary": "Write a first draft",
+        "base_revision": revisions("Chapter Two")[0].history_id,
     }
     response = admin_client.post(reverse("admin:chapters_node_change", args=[chapter.pk]), data)
     assert response.status_code == 302
@@ -295,11 +296,13 @@ def test_revert_keeps_the_current_slug_when_a_sibling_took_the_old_one(admin_cli
 
 
 @pytest.mark.django_db
-def test_revert_is_for_staff_with_a_post_only(client, django_user_model, small_tree):
+def test_revert_is_for_staff_with_a_post_only_and_asks_anonymous_users_to_sign_in(
+    client, django_user_model, small_tree
+):
     revision = revisions("Chapter One")[0]
     edit("Chapter One", body="Changed.")
     url = reverse("chapters:revert", args=[revision.history_id])
-    assert client.post(url).status_code == 403
+    assert client.post(url)["Location"] == f"/admin/login/?next={url}"
     reader = django_user_model.objects.create_user("reader", password="pw")
     client.force_login(reader)
     assert client.post(url).status_code == 403

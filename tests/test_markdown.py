@@ -37,10 +37,25 @@ def test_render_markdown_keeps_table_with_alignment():
 
 def test_render_markdown_highlights_fenced_code_with_pygments():
     assert render_markdown("```python\nreturn 1\n```") == (
-        '<div class="highlight"><pre><span></span><code>'
+        '<div class="highlight"><span class="filename">Python</span><pre><span></span><code>'
         '<span class="k">return</span> <span class="mi">1</span>\n'
         "</code></pre></div>"
     )
+
+
+@pytest.mark.parametrize(
+    ("fence", "label"),
+    [("```py", "Python"), ("```c", "C"), ("```no-such-language", "no-such-language")],
+)
+def test_render_markdown_labels_code_with_its_language(fence, label):
+    html = render_markdown(f"{fence}\nx\n```")
+    assert html.startswith(f'<div class="highlight"><span class="filename">{label}</span><pre>')
+    assert html_to_text(html) == "x"  # the label is not text to search
+
+
+def test_render_markdown_leaves_code_without_a_language_unlabelled():
+    for source in ["```\nx\n```", "    x", "```text\nx\n```"]:
+        assert render_markdown(source).startswith('<div class="highlight"><pre>'), source
 
 
 def test_render_markdown_gives_headings_ids_and_keeps_links_to_them():

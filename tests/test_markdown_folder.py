@@ -9,7 +9,13 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from chapters.files.export import export_files
-from chapters.files.folder import read_directory, read_zip, write_directory, zip_folder
+from chapters.files.folder import (
+    FolderError,
+    read_directory,
+    read_zip,
+    write_directory,
+    zip_folder,
+)
 from chapters.files.importer import import_folder
 from chapters.models import Node
 from tests.helpers import edit, node, tree_table
@@ -265,6 +271,28 @@ def test_import_without_delete_keeps_nodes_not_in_the_folder(small_tree):
 
 
 @pytest.mark.django_db
+def test_import_by_someone_who_may_not_publish_adds_no_published_page(small_tree):
+    files = export_files()
+    files["SUMMARY.md"] += b"    - [Chapter Seven](area-b/section-b1/chapter-seven.md)\n"
+    files["area-b/section-b1/chapter-seven.md"] = (
+        b"---\ntitle: Chapter Seven\nstatus: published\n---\n\nNew.\n"
+    )
+    before = tree_table()
+
+    with pytest.raises(FolderError) as refused:
+        import_folder(files, publish=False)
+
+    assert refused.value.problems == [
+        "area-b/section-b1/chapter-seven.md (SUMMARY.md line 14): it adds “Chapter Seven”, "
+        "published. Only a reviewer may publish pages or change published ones."
+    ]
+    assert tree_table() == before
+    assert [change.path for change in import_folder(files).changes] == [
+        "area-b/section-b1/chapter-seven"
+    ]
+
+
+@pytest.mark.django_db
 def test_import_matches_by_id_through_a_move_and_a_new_slug(small_tree):
     files = export_files()
     two = files.pop("area-a/section-a1/chapter-two.md")
@@ -351,3 +379,53 @@ def test_import_command_lists_the_changes_and_counts_them(small_tree, tmp_path, 
         "Dry run: nothing was changed.\n"
     )
     assert node("Area B").title == "Area B"
+
+
+@pytest.mark.django_db
+def test_an_older_export_leaves_a_later_site_edit_alone_and_imports_its_own_edits(small_tree):
+    files = export_files()
+    edit("Chapter Two", body="Written on the site after the export.")
+    three = "area-a/section-a1/chapter-three.md"
+    files[three] += b"\nImported addition.\n"
+
+    result = import_folder(files)
+
+    assert [str(change) for change in result.changes] == [
+        "changed area-a/section-a1/chapter-three (body)"
+    ]
+    assert node("Chapter Two").body == "Written on the site after the export."
+    assert node("Chapter Three").body.endswith("Imported addition.")
+
+
+@pytest.mark.django_db
+def test_an_older_export_that_changes_what_the_site_changed_since_is_refused(small_tree):
+    files = export_files()
+    edit("Chapter Two", body="Written on the site after the export.")
+    two = "area-a/section-a1/chapter-two.md"
+    files[two] += b"\nWritten in the file.\n"
+
+    with pytest.raises(FolderError) as error:
+        import_folder(files)
+
+    [message] = error.value.problems
+    assert message.startswith(
+        f"{two} (SUMMARY.md line 6): “Chapter Two” was changed on the site at "
+    )
+    assert message.endswith(
+        "and the file changes its body too. Export it again and make your change there, or "
+        "delete the file's “updated” line to replace the site's change."
+    )
+    assert node("Chapter Two").body == "Written on the site after the export."
+
+
+@pytest.mark.django_db
+def test_a_folder_edited_and_imported_twice_imports_both_edits(small_tree):
+    files = export_files()
+    two = "area-a/section-a1/chapter-two.md"
+    files[two] += b"\nFirst.\n"
+    import_folder(files)
+    files[two] += b"\nSecond.\n"
+
+    import_folder(files)
+
+    assert node("Chapter Two").body.endswith("First.\n\nSecond.")

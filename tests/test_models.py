@@ -159,6 +159,13 @@ def test_node_headings_are_listed_on_save(small_tree):
             "“Chapter One” is a chapter; chapters cannot have children.",
         ),
         ("   ", "blank", "Section A1", "title", "The title cannot be blank."),
+        (
+            "Line\nBcc: someone@example.com",
+            "line",
+            "Section A1",
+            "title",
+            "The title cannot hold a line break, a tab or another control character.",
+        ),
     ],
 )
 def test_node_clean_refuses_invalid_new_nodes(small_tree, title, slug, parent, field, message):
@@ -396,3 +403,12 @@ def test_node_delete_of_a_node_its_section_took_along_changes_nothing_more(small
     chapter.delete()
     assert tree_table() == before
     assert Node.objects.check_tree() == []
+
+
+@pytest.mark.django_db
+def test_field_problems_name_a_title_with_a_control_character(small_tree):
+    chapter = node("Chapter One")
+    chapter.title = "Chapter\tOne"
+    assert chapter.field_problems() == [
+        "the title holds a line break, a tab or another control character."
+    ]

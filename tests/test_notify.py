@@ -2,6 +2,7 @@
 subjects, after the change commits, never for one's own doing."""
 
 import pytest
+from django.contrib.auth.models import User
 from django.core import mail
 
 from chapters.models import PendingChange, Watch
@@ -91,7 +92,7 @@ def test_watchers_hear_of_a_proposal_and_of_its_review(
     client.force_login(reviewer)
     change = PendingChange.objects.get()
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(change.get_absolute_url(), {"decision": "approve"})
+        client.post(change.get_absolute_url(), {"decision": "approve", "version": change.version})
     subject = "[Curriculum Wiki] The change to “Chapter One” by alice was approved by rev"
     assert sent() == [
         ("alice@example.com", subject),
@@ -110,9 +111,10 @@ def test_the_author_hears_a_change_was_sent_back(
     save_in_editor(client, body="Proposed.")
     client.force_login(role_user("rev", "Reviewer"))
     with django_capture_on_commit_callbacks(execute=True):
+        change = PendingChange.objects.get()
         client.post(
-            PendingChange.objects.get().get_absolute_url(),
-            {"decision": "send_back", "comment": "Cite a source."},
+            change.get_absolute_url(),
+            {"decision": "send_back", "comment": "Cite a source.", "version": change.version},
         )
     assert sent() == [
         (
@@ -121,6 +123,47 @@ def test_the_author_hears_a_change_was_sent_back(
         )
     ]
     assert "Their comment: Cite a source.\n" in mail.outbox[0].body
+
+
+@pytest.mark.django_db
+def test_a_proposal_is_mailed_to_editors_only_under_the_page_s_published_title(
+    client, small_tree, django_capture_on_commit_callbacks
+):
+    edit("Chapter One", status="published")
+    reader = User.objects.create_user("reader", "reader@example.com", "pw")
+    Watch.objects.create(user=reader, node=node("Chapter One"))
+    watching("bob", "Chapter One")
+    client.force_login(role_user("ed", "Editor"))
+    with django_capture_on_commit_callbacks(execute=True):
+        save_in_editor(client, title="Unapproved title", body="Proposed.")
+
+    assert PendingChange.objects.get().title == "Unapproved title"
+    assert sent() == [
+        ("bob@example.com", "[Curriculum Wiki] A change to “Chapter One” by ed waits for review")
+    ]
+    assert mail.outbox[0].body.startswith("ed proposed a change to “Chapter One”; it waits")
+
+
+@pytest.mark.django_db
+def test_a_change_sent_back_is_mailed_to_editors_only(
+    client, small_tree, django_capture_on_commit_callbacks
+):
+    edit("Chapter One", status="published")
+    reader = User.objects.create_user("reader", "reader@example.com", "pw")
+    Watch.objects.create(user=reader, node=node("Chapter One"))
+    watching("bob", "Chapter One")
+    client.force_login(role_user("ed", "Editor"))
+    save_in_editor(client, body="Proposed.")
+    change = PendingChange.objects.get()
+    client.force_login(role_user("rev", "Reviewer"))
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            change.get_absolute_url(),
+            {"decision": "send_back", "comment": "No.", "version": change.version},
+        )
+
+    subject = "[Curriculum Wiki] The change to “Chapter One” by ed was sent back by rev"
+    assert sent() == [("ed@example.com", subject), ("bob@example.com", subject)]
 
 
 @pytest.mark.django_db
@@ -144,3 +187,21 @@ def test_watch_and_unwatch_buttons(client, small_tree):
     client.logout()
     assert client.post(f"/watch{CHAPTER_ONE}").status_code == 403
     assert soup(client.get(CHAPTER_ONE)).find(class_="watch-form") is None
+
+
+@pytest.mark.django_db
+def test_a_mail_server_that_fails_is_logged_and_the_saved_change_stands(
+    client, watchers, settings, caplog, django_capture_on_commit_callbacks
+):
+    # Port 9 (discard) on the loopback refuses the connection at once.
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", 9, 1
+    client.force_login(watchers["page"])
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = save_in_editor(client, body="Saved.")
+
+    assert (response.status_code, node("Chapter One").body) == (302, "Saved.")
+    assert [record.getMessage().split(" (")[0] for record in caplog.records] == [
+        "Error calling _send_after_commit.<locals>.send_mail_after_commit in on_commit()"
+    ]

@@ -18,8 +18,8 @@ from django.test import Client
 from django.urls import reverse
 
 from chapters.curriculum_file import export_curriculum, import_curriculum
-from chapters.models import Node, lock_tree
-from tests.helpers import node, soup
+from chapters.models import Node, PendingChange, lock_tree
+from tests.helpers import edit, node, role_user, soup
 from tests.test_admin import change_url, form_data
 
 pytestmark = [pytest.mark.postgresql, pytest.mark.django_db(transaction=True)]
@@ -241,3 +241,37 @@ def test_races_a_drag_that_another_editors_move_makes_invalid(admin_user, small_
     assert (status, answer) == (200, "FAIL, invalid move.")
     assert node("Section A2").parent == node("Section A1")
     assert_tree_is_valid()
+
+
+def test_races_two_reviewers_deciding_on_one_change_at_once(small_tree):
+    edit("Chapter One", status="published", body="Published text.")
+    page = node("Chapter One")
+    change = PendingChange.objects.create(
+        node=page, author=role_user("ed", "Editor"), base_revision=page.history.first().history_id,
+        title=page.title, status="published", parent=page.parent, body="Proposed.",
+    )  # fmt: skip
+    url, seen = change.get_absolute_url(), change.version
+    approving, sending = (
+        signed_in(role_user("rev", "Reviewer")),
+        signed_in(role_user("rev2", "Reviewer")),
+    )
+
+    def decide(client, data):
+        return lambda: client.post(url, {**data, "version": seen})["Location"]
+
+    locations = race(
+        decide(approving, {"decision": "approve"}),
+        decide(sending, {"decision": "send_back", "comment": "No."}),
+    )
+
+    change.refresh_from_db()
+    approved = [
+        r for r in node("Chapter One").history.all()
+        if (r.history_change_reason or "").startswith("Approved by")
+    ]  # fmt: skip
+    if change.state == "approved":
+        assert (locations, len(approved), node("Chapter One").body) == (
+            ["/area-a/section-a1/chapter-one/", url], 1, "Proposed."
+        )  # fmt: skip
+    else:
+        assert (change.state, locations, approved) == ("sent_back", [url, "/review/"], [])

@@ -363,10 +363,18 @@ def test_search_box_is_in_the_header_of_every_page(client, curriculum):
               action="/search/">
           <label class="visually-hidden" for="site-search-q">Search the wiki</label>
           <input type="search" id="site-search-q" name="q" value="%s"
-                 placeholder="Search chapters" autocomplete="off" role="combobox"
+                 placeholder="Search" aria-keyshortcuts="/" autocomplete="off" role="combobox"
                  aria-autocomplete="list" aria-expanded="false"
                  aria-controls="site-search-results" data-top-results="/search/top.json">
-          <button type="submit">Search</button>
+          <button type="submit" class="icon-button">
+            <svg aria-hidden="true" focusable="false" viewBox="0 0 24 24" width="18" height="18">
+              <circle cx="10.5" cy="10.5" r="6.5" fill="none" stroke="currentColor"
+                      stroke-width="2"/>
+              <path d="m15.5 15.5 5 5" stroke="currentColor" stroke-width="2"
+                    stroke-linecap="round"/>
+            </svg>
+            <span class="visually-hidden">Search</span>
+          </button>
           <ul id="site-search-results" class="site-search-results" role="listbox"
               aria-label="Top results" hidden></ul>
         </form>

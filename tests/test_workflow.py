@@ -2,13 +2,17 @@
 approving and sending back, the statuses each role may set, in the site and the admin."""
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils import timezone
 
+from chapters.edit import workflow
 from chapters.models import Node, PendingChange, WikiVersion
 from tests.helpers import edit, form_values, node, role_user, soup
 
 CHAPTER_ONE = "/area-a/section-a1/chapter-one/"
 EDIT_ONE = "/edit/area-a/section-a1/chapter-one/"
+BASE_URL = "http://testserver/"
 
 
 def propose(client, **changes):
@@ -16,6 +20,13 @@ def propose(client, **changes):
     response."""
     form = form_values(soup(client.get(EDIT_ONE)), "editor")
     return client.post(EDIT_ONE, {**form, **changes, "save": "1"})
+
+
+def decide(client, change, **decision):
+    """Open ``change``'s page as the signed-in reviewer and post ``decision`` with its form;
+    return the response."""
+    form = form_values(soup(client.get(change.get_absolute_url())), "review-decision")
+    return client.post(change.get_absolute_url(), {**form, **decision})
 
 
 @pytest.fixture
@@ -85,7 +96,7 @@ def test_reviewer_approves_and_the_change_is_live_at_once(client, published):
         "“Chapter One” by ed"
     ]
     assert queue.select_one(".review-item .diff-insert").get_text() == "1Proposed text."
-    response = client.post(change.get_absolute_url(), {"decision": "approve"})
+    response = decide(client, change, decision="approve")
 
     assert response["Location"] == CHAPTER_ONE
     assert node("Chapter One").body == "Proposed text."
@@ -107,7 +118,7 @@ def test_approving_merges_with_what_was_saved_since(client, published):
     propose(client, body="One.\n\nTwo.\n\nThree, proposed.")
     edit("Chapter One", body="One, since.\n\nTwo.\n\nThree.", title="Chapter 1")
     client.force_login(role_user("rev", "Reviewer"))
-    client.post(PendingChange.objects.get().get_absolute_url(), {"decision": "approve"})
+    decide(client, PendingChange.objects.get(), decision="approve")
     merged = node("Chapter 1")
     assert merged.body == "One, since.\n\nTwo.\n\nThree, proposed."
 
@@ -119,7 +130,7 @@ def test_approving_a_conflicting_change_sends_it_back_to_its_author(client, publ
     edit("Chapter One", body="Their text.")
     latest = Node.history.filter(id=node("Chapter One").pk).first()
     client.force_login(role_user("rev", "Reviewer"))
-    client.post(PendingChange.objects.get().get_absolute_url(), {"decision": "approve"})
+    decide(client, PendingChange.objects.get(), decision="approve")
     change = PendingChange.objects.get()
     assert (change.state, change.comment) == (
         "sent_back",
@@ -136,11 +147,11 @@ def test_send_back_needs_a_comment_and_the_author_may_take_the_change_up_again(c
     propose(client, body="Proposed text.")
     change = PendingChange.objects.get()
     client.force_login(role_user("rev", "Reviewer"))
-    refused = client.post(change.get_absolute_url(), {"decision": "send_back", "comment": " "})
+    refused = decide(client, change, decision="send_back", comment=" ")
     assert refused.context["form"].errors == {
         "comment": ["Say why the change goes back to its author."]
     }
-    client.post(change.get_absolute_url(), {"decision": "send_back", "comment": "Cite a source."})
+    decide(client, change, decision="send_back", comment="Cite a source.")
     change.refresh_from_db()
     assert (change.state, change.comment) == ("sent_back", "Cite a source.")
     client.force_login(editor)
@@ -201,3 +212,184 @@ def test_editor_s_revert_of_a_published_page_waits_for_review(client, published)
         f"Revert to revision {first.history_id}",
     )
     assert node("Chapter One").body == "Published text."
+
+
+@pytest.mark.django_db
+def test_a_reviewer_approves_only_what_they_saw(client, published):
+    editor, reviewer = role_user("ed", "Editor"), role_user("rev", "Reviewer")
+    client.force_login(editor)
+    propose(client, body="Harmless fix.")
+    change = PendingChange.objects.get()
+    client.force_login(reviewer)
+    seen = form_values(soup(client.get(change.get_absolute_url())), "review-decision")
+    client.force_login(editor)
+    propose(client, body="Something else.")
+    client.force_login(reviewer)
+
+    response = client.post(change.get_absolute_url(), {**seen, "decision": "approve"}, follow=True)
+
+    assert [str(m) for m in response.context["messages"]][-1] == (
+        "The change was edited since you opened it: look again."
+    )
+    assert node("Chapter One").body == "Published text."
+    change.refresh_from_db()
+    assert (change.state, change.body) == ("pending", "Something else.")
+    again = form_values(soup(response), "review-decision")
+    assert again["version"] == change.version != seen["version"]
+
+
+@pytest.mark.django_db
+def test_a_reviewer_sends_back_only_what_they_saw(published):
+    editor = role_user("ed", "Editor")
+    page = node("Chapter One")
+    change = PendingChange.objects.create(
+        node=page, author=editor, base_revision=page.history.first().history_id,
+        title=page.title, status="published", parent=page.parent, body="Proposed.",
+    )  # fmt: skip
+    seen = change.version
+    PendingChange.objects.filter(pk=change.pk).update(updated=timezone.now())
+
+    with pytest.raises(ValidationError) as refused:
+        workflow.send_back(change, role_user("rev", "Reviewer"), "No.", BASE_URL, seen=seen)
+
+    assert refused.value.messages == ["The change was edited since you opened it: look again."]
+    assert PendingChange.objects.get().state == "pending"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("second", ["approve", "send_back"])
+def test_a_change_is_decided_once_even_by_two_reviewers_at_once(published, second):
+    editor = role_user("ed", "Editor")
+    page = node("Chapter One")
+    PendingChange.objects.create(
+        node=page, author=editor, base_revision=page.history.first().history_id,
+        title=page.title, status="published", parent=page.parent, body="Proposed.",
+    )  # fmt: skip
+    first, stale = PendingChange.objects.get(), PendingChange.objects.get()
+    workflow.approve(first, role_user("rev", "Reviewer"), BASE_URL)
+
+    with pytest.raises(ValidationError) as refused:
+        if second == "approve":
+            workflow.approve(stale, role_user("rev2", "Reviewer"), BASE_URL)
+        else:
+            workflow.send_back(stale, role_user("rev2", "Reviewer"), "No.", BASE_URL)
+
+    assert refused.value.messages == ["This change has been decided already."]
+    reasons = [r.history_change_reason or "" for r in node("Chapter One").history.all()]
+    assert [reason for reason in reasons if reason.startswith("Approved by")] == ["Approved by rev"]
+    assert (PendingChange.objects.get().state, PendingChange.objects.get().reviewer.username) == (
+        "approved",
+        "rev",
+    )
+
+
+def diff_rows(page):
+    """Return the field rows of a diff on a parsed page, as lists of cell texts."""
+    rows = page.find(class_="diff-fields").tbody.find_all("tr")
+    return [[cell.get_text() for cell in row.find_all(["th", "td"])] for row in rows]
+
+
+@pytest.mark.django_db
+def test_an_editor_s_revert_confirmation_shows_what_the_pending_change_keeps(client, published):
+    first = Node.history.filter(id=node("Chapter One").pk).order_by("history_id").first()
+    edit("Chapter One", slug="chapter-1")
+    client.force_login(role_user("ed", "Editor"))
+
+    page = soup(client.get(reverse("chapters:revert", args=[first.history_id])))
+
+    assert page.h2.get_text() == "What the revert proposes"
+    assert page.find(class_="diff-fields") is None
+    assert [row.get_text() for row in page.find(class_="diff-body").find_all("tr")] == [
+        "1Published text.",
+        "1This chapter is currently a scaffold.",
+    ]
+    assert [li.get_text() for li in page.select(".revert-notes li")] == [
+        "Its slug stays “chapter-1”: a change for review keeps the address.",
+        "It stays Published, and waits for a reviewer's approval.",
+    ]
+    assert not page.find("form", class_="revert-confirm").button.has_attr("disabled")
+
+
+@pytest.mark.django_db
+def test_an_editor_s_revert_confirmation_keeps_a_draft_unpublished(client, small_tree):
+    edit("Chapter Two", status="published", body="Once published.")
+    published = Node.history.filter(id=node("Chapter Two").pk).first()
+    edit("Chapter Two", status="draft", body="Now a draft.")
+    client.force_login(role_user("ed", "Editor"))
+
+    page = soup(client.get(reverse("chapters:revert", args=[published.history_id])))
+
+    assert page.h2.get_text() == "What the revert changes"
+    assert page.find(class_="diff-fields") is None
+    assert [li.get_text() for li in page.select(".revert-notes li")] == [
+        "It stays Draft: only a reviewer may publish."
+    ]
+    client.post(reverse("chapters:revert", args=[published.history_id]))
+    assert (node("Chapter Two").status, node("Chapter Two").body) == ("draft", "Once published.")
+
+
+@pytest.mark.django_db
+def test_an_editor_s_revert_does_not_replace_their_pending_change(client, published):
+    first = Node.history.filter(id=node("Chapter One").pk).order_by("history_id").first()
+    url = reverse("chapters:revert", args=[first.history_id])
+    client.force_login(role_user("ed", "Editor"))
+    propose(client, body="An hour of work.")
+    refusal = (
+        "Your change to this page waits for review, and a revert would replace it: edit that "
+        "change instead, or revert once it has been decided."
+    )
+
+    page = soup(client.get(url))
+    response = client.post(url, {"next": CHAPTER_ONE}, follow=True)
+
+    assert page.find(class_="revert-refused").get_text() == refusal
+    assert page.find("form", class_="revert-confirm").button.has_attr("disabled")
+    assert [str(m) for m in response.context["messages"]][-1] == refusal
+    assert [(c.body, c.summary) for c in PendingChange.objects.all()] == [("An hour of work.", "")]
+    client.force_login(role_user("other", "Editor"))
+    assert client.post(url).status_code == 302
+    assert sorted(c.body for c in PendingChange.objects.all()) == [
+        "An hour of work.",
+        "This chapter is currently a scaffold.",
+    ]
+
+
+@pytest.mark.django_db
+def test_a_page_published_while_an_editor_edits_it_merges_their_save_for_review(client, small_tree):
+    edit("Chapter One", status="review", body="In review.")
+    editor = role_user("ed", "Editor")
+    client.force_login(editor)
+    form = form_values(soup(client.get(EDIT_ONE)), "editor")
+    edit("Chapter One", status="published", user=role_user("rev", "Reviewer"))
+
+    response = client.post(EDIT_ONE, {**form, "body": "In review, improved.", "save": "1"})
+
+    merged = response.context["form"]
+    assert merged.errors == {"__all__": [merged.merge.message]}
+    assert merged.merge.message.startswith("rev saved this page at ")
+    page = soup(response)
+    assert [o["value"] for o in page.select("select[name=status] option")] == ["published"]
+    assert page.select_one("select[name=status] option[selected]")["value"] == "published"
+    again = form_values(page, "editor")
+    assert client.post(EDIT_ONE, {**again, "save": "1"}).status_code == 302
+    change = PendingChange.objects.get()
+    assert (change.status, change.body, node("Chapter One").body) == (
+        "published",
+        "In review, improved.",
+        "In review.",
+    )
+
+
+@pytest.mark.django_db
+def test_anonymous_users_are_asked_to_sign_in_to_review_or_revert(client, published):
+    page = node("Chapter One")
+    change = PendingChange.objects.create(
+        node=page, author=role_user("ed", "Editor"), base_revision=1, title="x",
+        status="published",
+    )  # fmt: skip
+    revert = reverse("chapters:revert", args=[page.history.first().history_id])
+    for url in ("/review/", change.get_absolute_url(), revert):
+        response = client.get(url)
+        assert (response.status_code, response["Location"]) == (302, f"/admin/login/?next={url}")
+    assert client.post(change.get_absolute_url(), {"decision": "approve"}).status_code == 302
+    assert PendingChange.objects.get().state == "pending"

@@ -22,6 +22,9 @@ uncompressed: the random bytes make each compressed copy differ), and it also se
 304s, which must carry the ``Vary`` and the ETag the compressed page had (RFC 9110, section
 15.4.5). Static files never reach it: WhiteNoise, before it, serves its own gzip and Brotli
 copies.
+
+Responses whose content is compressed already (images, PDFs, ZIPs and EPUBs: the media
+library's files, the books) are sent as they are: gzip would cost time and save nothing.
 """
 
 from django.conf import settings
@@ -29,6 +32,8 @@ from django.middleware.gzip import GZipMiddleware, re_accepts_gzip
 from django.utils.cache import patch_vary_headers
 
 __all__ = ["PublicGZipMiddleware"]
+
+COMPRESSED_TYPES = ("image/", "application/pdf", "application/zip", "application/epub+zip")
 
 
 class PublicGZipMiddleware(GZipMiddleware):
@@ -46,8 +51,11 @@ class PublicGZipMiddleware(GZipMiddleware):
     """
 
     def process_response(self, request, response):
-        """Return ``response`` compressed, or as it is for a signed-in user's request."""
+        """Return ``response`` compressed, or as it is for a signed-in user's request or a
+        content compressed already."""
         if settings.SESSION_COOKIE_NAME in request.COOKIES:
+            return response
+        if response.get("Content-Type", "").startswith(COMPRESSED_TYPES):
             return response
         if response.status_code == 304:
             patch_vary_headers(response, ("Accept-Encoding",))

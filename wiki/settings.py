@@ -133,6 +133,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "chapters.context_processors.wiki",
             ],
         },
     },
@@ -267,6 +268,32 @@ STORAGES = {
         else "whitenoise.storage.CompressedManifestStaticFilesStorage"
     },
 }
+
+# Uploaded images and files (chapters.media): kept in the default storage, the filesystem
+# under MEDIA_ROOT unless WIKI_MEDIA_S3_BUCKET names a bucket, and always served by the wiki's
+# own views under /media/<name> (chapters/media/views.py), which look the name up and add
+# the headers each kind needs; MEDIA_URL is the storage's own URL, which pages never use.
+MEDIA_ROOT = Path(os.environ.get("DJANGO_MEDIA_ROOT") or BASE_DIR / "media")
+MEDIA_URL = "/media/"
+if os.environ.get("WIKI_MEDIA_S3_BUCKET"):
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": os.environ["WIKI_MEDIA_S3_BUCKET"],
+            "endpoint_url": os.environ.get("WIKI_MEDIA_S3_ENDPOINT_URL") or None,
+            "region_name": os.environ.get("WIKI_MEDIA_S3_REGION") or None,
+            "location": "media",
+            "file_overwrite": False,
+            "default_acl": "private",
+        },
+    }
+# What an upload may be (chapters.media.uploads): its size in bytes, and an image's pixels
+# (width times height), checked from the image's header before any pixel is decoded, so a
+# small file claiming a huge image (a decompression bomb) is refused.
+MEDIA_MAX_SIZE = int(os.environ.get("WIKI_MEDIA_MAX_SIZE") or 20 * 1024 * 1024)
+MEDIA_MAX_PIXELS = int(os.environ.get("WIKI_MEDIA_MAX_PIXELS") or 40_000_000)
+# The widths, in pixels, of the WebP copies made of each uploaded image wider than them.
+MEDIA_VARIANT_WIDTHS = (480, 960, 1920)
 
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 

@@ -28,10 +28,15 @@ from ..history import compare
 from ..models import REVISION_FIELDS, Node
 from .merge import conflicts_in, has_markers, merge_fields, merge_text, resolve
 
-__all__ = ["CHOOSE", "Merge", "MergingFormMixin", "resolve_conflict", "revision_fields"]
+__all__ = ["CHOOSE", "NO_BASE", "Merge", "MergingFormMixin", "resolve_conflict", "revision_fields"]
 
 # The error of a conflicting field left unchosen.
 CHOOSE = "Choose yours or theirs."
+# The error of a form for a page with revisions that does not say which one it was opened at.
+NO_BASE = (
+    "The form came without the revision it was opened at, so it cannot tell what changed "
+    "since: copy your text, open the editor again and paste it."
+)
 
 
 def revision_fields(revision):
@@ -82,7 +87,10 @@ class MergingFormMixin(forms.Form):
 
     merged = ("title", "slug", "kind", "status", "parent", "body")
 
-    base_revision = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    # A revision's id is a 64-bit integer on every database (simple-history's AutoField).
+    base_revision = forms.IntegerField(
+        required=False, min_value=1, max_value=2**63 - 1, widget=forms.HiddenInput
+    )
     conflicts = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, **kwargs):
@@ -117,6 +125,7 @@ class MergingFormMixin(forms.Form):
             and name in self.fields
             and isinstance(pair, list)
             and len(pair) == 2
+            and all(value is None or isinstance(value, str | int) for value in pair)
         }
 
     def offer_choice(self, name, yours, theirs):
@@ -145,11 +154,22 @@ class MergingFormMixin(forms.Form):
         return conflicts_in(self["body"].value() or "") if "body" in self.fields else []
 
     def clean(self):
-        """Refuse conflict markers, and require a choice for each conflicting field; after
-        a "Use mine/theirs/both" button, show the form again instead of saving."""
+        """Refuse conflict markers, and a form for a page with revisions that does not say
+        which it was opened at (it could save over a newer one unseen); require a choice for
+        each conflicting field; after a "Use mine/theirs/both" button, show the form again
+        instead of saving."""
         cleaned = super().clean()
         if self.resolving:
             self.add_error(None, "One conflict is resolved: check the text, then save.")
+        node = self.instance
+        if (
+            node.pk
+            and not node._state.adding
+            and "base_revision" not in self.errors
+            and cleaned.get("base_revision") is None
+            and self.latest_revision_id() is not None
+        ):
+            self.add_error(None, NO_BASE)
         for name in self.field_conflicts():
             if name not in self.data and name not in self.errors:
                 self.add_error(name, CHOOSE)

@@ -43,8 +43,10 @@ class NodePathChoiceField(TreeNodeChoiceField):
 class EditForm(MergingFormMixin):
     """A page's title, status, section, edit summary and Markdown body, as the site edits it.
 
-    The statuses offered are those the user may set (``permissions.statuses_for``); the
-    sections are every section but the page's own subtree. ``clean()`` checks the page as
+    The statuses offered are those the user may set (``permissions.statuses_for``); a
+    posted form also accepts those they could set when they opened it, so that a status
+    changed meanwhile merges as any other field does. The sections are every section but
+    the page's own subtree. ``clean()`` checks the page as
     ``Node.clean()`` does (title, lengths, rendering, the tree's rules) on a copy with the
     form's values, after merging with a newer revision (:class:`MergingFormMixin`).
 
@@ -90,14 +92,34 @@ class EditForm(MergingFormMixin):
                 "body": node.body,
             }
         super().__init__(data, initial=initial)
+        self.user, self.stored_status = user, stored
         allowed = statuses_for(user, stored)
-        self.fields["status"].choices = [c for c in Node.Status.choices if c[0] in allowed]
+        opened = self.opened_status() if data is not None else None
+        if opened is not None:
+            # Someone may have changed the status since the form was opened (a reviewer
+            # published the page): what the editor could choose then merges with it
+            # (``clean_merge``), instead of failing as "not one of the available choices".
+            allowed |= statuses_for(user, opened)
+        self.allow_statuses(allowed)
         parent = self.fields["parent"]
         if node.pk:
             parent.queryset = parent.queryset.exclude(
                 pk__in=node.get_descendants(include_self=True).values("pk")
             )
         parent.required = node.is_chapter
+
+    def allow_statuses(self, allowed):
+        """Offer the statuses in ``allowed``, in ``Node.Status``'s order."""
+        self.fields["status"].choices = [c for c in Node.Status.choices if c[0] in allowed]
+
+    def opened_status(self):
+        """Return the page's status in the revision the posted form was opened at, or None
+        (a new page, or no such revision of the page)."""
+        base = str(self.data.get("base_revision", ""))
+        if not self.instance.pk or not base.isdecimal() or len(base) > 18:
+            return None
+        revisions = Node.history.filter(id=self.instance.pk, history_id=int(base))
+        return revisions.values_list("status", flat=True).first()
 
     def clean_body(self):
         """Return the body with ``\n`` line breaks, as fixtures and imports store them
@@ -114,6 +136,8 @@ class EditForm(MergingFormMixin):
         if self.errors or self.clean_merge():
             if self.merge:
                 self.add_error(None, self.merge.message)
+                if "status" not in self.field_conflicts():
+                    self.allow_statuses(statuses_for(self.user, self.stored_status))
             return cleaned
         node = self.instance
         node.title, node.status = cleaned["title"], cleaned["status"]
@@ -129,8 +153,13 @@ class EditForm(MergingFormMixin):
 
 
 class DecisionForm(forms.Form):
-    """A reviewer's decision on a pending change: approve it, or send it back with a comment."""
+    """A reviewer's decision on a pending change: approve it, or send it back with a comment.
 
+    ``version`` is the change's ``PendingChange.version`` as the reviewer saw it: the
+    workflow refuses the decision if the change was edited since.
+    """
+
+    version = forms.CharField(widget=forms.HiddenInput, max_length=40)
     decision = forms.ChoiceField(choices=[("approve", "Approve"), ("send_back", "Send back")])
     comment = forms.CharField(
         required=False,

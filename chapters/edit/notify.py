@@ -10,29 +10,34 @@ has committed (``transaction.on_commit``): a change rolled back sends nothing, a
 server that fails is logged by Django without undoing the change.
 """
 
-from functools import partial
-
 from django.core.mail import EmailMessage, get_connection
 from django.db import transaction
 from django.urls import reverse
 
-from ..models import Watch
+from ..models import Node, Watch
+from ..permissions import can_edit
 
 __all__ = ["SUBJECT_PREFIX", "change_decided", "change_proposed", "page_changed"]
 
 SUBJECT_PREFIX = "[Curriculum Wiki] "
 
 
-def watchers(node, *, besides=()):
+def watchers(node, *, besides=(), editors_only=False):
     """Return the active users watching ``node`` or a section above it, with an e-mail
-    address, but not ``besides`` (users), each once, in the order of their watches."""
+    address, but not ``besides`` (users), each once, in the order of their watches.
+
+    Args:
+        node: the page.
+        besides: users to leave out.
+        editors_only: only those who may see a pending change (``permissions.can_edit``).
+    """
     left_out = {user.pk for user in besides if user is not None}
     found = {}
     for watch in Watch.objects.covering(node).select_related("user").order_by("pk"):
         user = watch.user
         if user.is_active and user.email and user.pk not in left_out:
             found.setdefault(user.pk, user)
-    return list(found.values())
+    return [user for user in found.values() if not editors_only or can_edit(user)]
 
 
 def _send_after_commit(recipients, subject, body):
@@ -41,12 +46,14 @@ def _send_after_commit(recipients, subject, body):
     if not addresses:
         return
     messages = [EmailMessage(SUBJECT_PREFIX + subject, body, to=[to]) for to in addresses]
-    transaction.on_commit(partial(_send, messages), robust=True)
 
+    # A function, not a functools.partial: Django logs a robust callback's failure by its
+    # __qualname__, which a partial lacks (the logging itself then fails, and the request
+    # whose change has committed answers 500).
+    def send_mail_after_commit():
+        get_connection().send_messages(messages)
 
-def _send(messages):
-    """Send ``messages`` over one connection of the e-mail backend."""
-    get_connection().send_messages(messages)
+    transaction.on_commit(send_mail_after_commit, robust=True)
 
 
 def page_changed(node, author, summary, base_url):
@@ -73,20 +80,26 @@ def page_changed(node, author, summary, base_url):
 
 
 def change_proposed(change, base_url):
-    """Tell the watchers of a page that a change to it waits for review.
+    """Tell the watchers of a page who may see a pending change (editors) that a change to
+    it waits for review.
+
+    Readers do not see a change before it is approved, so neither do the watchers who are
+    not editors hear of it; the mail names the page by its stored title, never the title
+    proposed.
 
     Args:
         change: the :class:`~chapters.models.PendingChange`, just saved.
         base_url: the site's address, for the links.
     """
-    node, author = change.node, change.author
+    author = change.author
+    node = Node.objects.get(pk=change.node_id)
     lines = [
         f"{author} proposed a change to “{node.title}”; it waits for a reviewer.",
         f"Summary: {change.summary}" if change.summary else "",
         f"The change: {base_url.rstrip('/')}{change.get_absolute_url()}",
     ]
     _send_after_commit(
-        watchers(node, besides=[author]),
+        watchers(node, besides=[author], editors_only=True),
         f"A change to “{node.title}” by {author} waits for review",
         "\n".join(line for line in lines if line) + "\n",
     )
@@ -94,6 +107,9 @@ def change_proposed(change, base_url):
 
 def change_decided(change, base_url):
     """Tell the author of a reviewed change, and the page's watchers, what the review decided.
+
+    Only the watchers who may see the change (editors) hear that it was sent back: it never
+    went live, and the reviewer's comment may quote it.
 
     Args:
         change: the :class:`~chapters.models.PendingChange`, approved or sent back.
@@ -107,7 +123,12 @@ def change_decided(change, base_url):
         f"The change: {base_url.rstrip('/')}{change.get_absolute_url()}",
     ]
     told = [author] if author != reviewer else []
-    told += [user for user in watchers(node, besides=[reviewer]) if user != author]
+    editors_only = change.state != change.State.APPROVED
+    told += [
+        user
+        for user in watchers(node, besides=[reviewer], editors_only=editors_only)
+        if user != author
+    ]
     _send_after_commit(
         told,
         f"The change to “{node.title}” by {author} was {verb} by {reviewer}",

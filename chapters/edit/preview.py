@@ -1,9 +1,14 @@
 """A body rendered as its page would show it, for the editors' live previews."""
 
-from ..markdown import MarkdownError
+from ..markdown import MarkdownError, external_images
 from ..models import Node
 
-__all__ = ["preview", "preview_or_error"]
+__all__ = ["EXTERNAL_IMAGE", "preview", "preview_or_error"]
+
+EXTERNAL_IMAGE = (
+    "readers' browsers will not show this image: pages load images from this site only "
+    "(its Content-Security-Policy). Upload it to the media library instead."
+)
 
 
 def preview(body, node_id=""):
@@ -18,7 +23,9 @@ def preview(body, node_id=""):
         node_id: the primary key of the page being edited, as text; empty for a new page.
 
     Returns:
-        ``{"html": <sanitized HTML>, "broken": [{"text", "problem"}, ...]}``.
+        ``{"html": <sanitized HTML>, "broken": [{"text", "problem"}, ...]}``, ``broken``
+        listing the broken links, the media references that find nothing, and the images
+        from other sites, which readers' browsers will not load.
 
     Raises:
         chapters.markdown.MarkdownError: the body cannot be rendered.
@@ -28,6 +35,10 @@ def preview(body, node_id=""):
     node.body = body
     links = node.render_body()
     broken = [{"text": link.text, "problem": link.problem} for link in links if not link.target_id]
+    broken += [
+        {"text": use.text, "problem": use.problem} for use in node.rendered_media if use.problem
+    ]
+    broken += [{"text": src, "problem": EXTERNAL_IMAGE} for src in external_images(node.body_html)]
     return {"html": node.body_html, "broken": broken}
 
 

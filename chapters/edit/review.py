@@ -5,7 +5,8 @@ Short function views; what a decision does is :mod:`chapters.edit.workflow`'s.
 """
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -19,8 +20,10 @@ from .forms import DecisionForm
 __all__ = ["change_detail", "queue", "watch"]
 
 
+@login_required(login_url="admin:login")
 def queue(request):
-    """List the changes waiting for review, oldest first, each with its diff (reviewers)."""
+    """List the changes waiting for review, oldest first, each with its diff (reviewers;
+    anonymous users are sent to sign in first, as on the editor's pages)."""
     if not can_review(request.user):
         raise PermissionDenied("Only reviewers see the review queue.")
     changes = PendingChange.objects.waiting().select_related("node", "author", "parent")
@@ -29,21 +32,26 @@ def queue(request):
     return render(request, "chapters/edit/queue.html", {"rows": rows})
 
 
+@login_required(login_url="admin:login")
 def change_detail(request, change_id):
-    """Show a pending change with its diff (editors); a reviewer decides on it (POST)."""
+    """Show a pending change with its diff (editors; anonymous users are sent to sign in
+    first); a reviewer decides on it (POST)."""
     if not can_edit(request.user):
         raise PermissionDenied("Only editors see proposed changes.")
     change = get_object_or_404(
         PendingChange.objects.select_related("node", "author", "reviewer", "parent"),
         pk=change_id,
     )
-    form = DecisionForm()
+    form = DecisionForm(initial={"version": change.version})
     if request.method == "POST":
         if not can_review(request.user):
             raise PermissionDenied("Only reviewers approve or send back changes.")
         form = DecisionForm(request.POST)
         if change.state != PendingChange.State.PENDING:
-            messages.error(request, "This change has been decided already.")
+            messages.error(request, workflow.DECIDED_ALREADY)
+            return redirect(change)
+        if request.POST.get("version") != change.version:
+            messages.error(request, workflow.EDITED_SINCE)
             return redirect(change)
         if form.is_valid():
             return _decide(request, change, form.cleaned_data)
@@ -52,16 +60,24 @@ def change_detail(request, change_id):
 
 
 def _decide(request, change, decision):
-    """Approve or send back ``change`` as the reviewer decided; say what happened."""
+    """Approve or send back ``change`` as the reviewer decided, if it is still as they saw
+    it; say what happened."""
     base_url = request.build_absolute_uri("/")
+    seen = decision["version"]
+    try:
+        if decision["decision"] == "approve":
+            reason = workflow.approve(change, request.user, base_url, seen=seen)
+        else:
+            workflow.send_back(change, request.user, decision["comment"], base_url, seen=seen)
+    except ValidationError as refused:
+        messages.error(request, " ".join(refused.messages))
+        return redirect(change)
     if decision["decision"] == "approve":
-        reason = workflow.approve(change, request.user, base_url)
         if reason is None:
             messages.success(request, f"The change to “{change.node.title}” is live.")
             return redirect(Node.objects.get(pk=change.node_id))
         messages.warning(request, f"The change could not be approved and went back: {reason}")
         return redirect(change)
-    workflow.send_back(change, request.user, decision["comment"], base_url)
     messages.success(request, f"The change went back to {change.author}.")
     return redirect("chapters:review")
 

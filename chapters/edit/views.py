@@ -14,7 +14,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.http import HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ..caching import version
 from ..markdown import BODY_MAX_LENGTH
-from ..models import TITLE_MAX_LENGTH, EditDraft, Node, lock_tree
+from ..models import TITLE_MAX_LENGTH, EditDraft, Node, PathRedirect, lock_tree
 from ..navigation import breadcrumb, title_paths
 from ..permissions import can_add, can_edit, can_preview
 from . import workflow
@@ -40,6 +40,8 @@ DRAFT_LIMITS = {
     "conflicts": 4 * TITLE_MAX_LENGTH + 100,
 }
 DRAFT_FIELDS = tuple(DRAFT_LIMITS)
+# The fields of a page the editor edits.
+EDITED_FIELDS = ("title", "status", "parent_id", "body")
 
 
 def _allowed(request, rule):
@@ -55,22 +57,71 @@ def _allowed(request, rule):
     return None
 
 
+def _find(path, **kind):
+    """Return the node at ``path``, or the node that was at ``path`` before a move or rename.
+
+    An editor who opened the editor before someone moved the page, or a section above it,
+    posts the form and its drafts to the old path: they reach the page, as a reader following
+    the old path does (``PathRedirect``), and no work is lost.
+
+    Args:
+        path: the path in the URL.
+        kind: ``kind=Node.Kind.SECTION`` to find only a section.
+
+    Raises:
+        Http404: no node of that kind is, or was, at ``path``.
+    """
+    node = Node.objects.filter(path=path, **kind).first()
+    if node is None:
+        moved = PathRedirect.objects.select_related("node").filter(old_path=path).first()
+        if moved is None or moved.node.kind != kind.get("kind", moved.node.kind):
+            raise Http404("No page is, or was, at this path.")
+        node = moved.node
+    return node
+
+
+def _opened(request, node):
+    """Return the page a posted form was opened on: ``node``, unless the form's base revision
+    is one of another page still stored (that page moved, and ``node`` took its old path)."""
+    base = request.POST.get("base_revision", "")
+    if base.isdecimal() and int(base) < 2**63:
+        revisions = Node.history.filter(history_id=int(base))
+        opened = revisions.values_list("id", flat=True).first()
+        if opened not in (None, node.pk):
+            return Node.objects.filter(pk=opened).first() or node
+    return node
+
+
+def _moved(request, route, node):
+    """Return a redirect of a GET to the editor at ``node``'s path, its query kept."""
+    url = reverse(route, args=[node.path])
+    return redirect(f"{url}?{request.GET.urlencode()}" if request.GET else url)
+
+
 def edit(request, path):
-    """Show the editor of the page at ``path`` (editors, ``permissions.can_edit``); save it."""
+    """Show the editor of the page at ``path`` (editors, ``permissions.can_edit``); save it.
+
+    A GET at a path the page had before redirects to its path now; a POST there saves it."""
     denied = _allowed(request, can_edit)
     if denied:
         return denied
-    node = get_object_or_404(Node, path=path)
+    node = _find(path)
+    if request.method == "POST":
+        return _editor(request, _opened(request, node), adding=False)
+    if node.path != path:
+        return _moved(request, "chapters:edit", node)
     return _editor(request, node, adding=False)
 
 
 def new(request, path):
     """Show the editor of a new chapter in the section at ``path`` (``permissions.can_add``);
-    save it."""
+    save it. Old paths are followed as by :func:`edit`."""
     denied = _allowed(request, can_add)
     if denied:
         return denied
-    section = get_object_or_404(Node, path=path, kind=Node.Kind.SECTION)
+    section = _find(path, kind=Node.Kind.SECTION)
+    if request.method != "POST" and section.path != path:
+        return _moved(request, "chapters:new", section)
     return _editor(request, section, adding=True)
 
 
@@ -94,6 +145,10 @@ def _editor(request, node, adding):
         if not form.is_valid():
             return _show(request, node, adding, form)
         page = form.instance
+        if not adding and not _changed(page):
+            EditDraft.objects.filter(user=request.user, node=node, adding=adding).delete()
+            messages.info(request, "Nothing was changed, so no revision was saved.")
+            return redirect(page)
         try:
             change = workflow.save_edit(
                 page,
@@ -111,6 +166,14 @@ def _editor(request, node, adding):
         return redirect(change)
     messages.success(request, f"“{page.title}” was saved.")
     return redirect(page)
+
+
+def _changed(page):
+    """Return True if ``page`` (with the form's values) differs from the page as stored in
+    anything the editor edits: a Save that changes nothing writes no revision, which other
+    editors' forms would then have to merge with."""
+    stored = Node.objects.filter(pk=page.pk).values(*EDITED_FIELDS).get()
+    return any(getattr(page, name) != value for name, value in stored.items())
 
 
 def _fresh_form(request, node, adding):
@@ -181,13 +244,13 @@ def draft(request, path, adding=False):
     The editor's script posts the form here every few seconds while it changes (a fetch with
     the form's CSRF token); the draft's Discard button posts ``discard`` here too. Answers
     JSON to the script, ``{"saved": <ISO time>, "message"}``, and a redirect to the editor
-    to a plain form; 403 for those who may not edit.
+    to a plain form; 403 for those who may not edit. The page's old paths are followed as by
+    :func:`edit`; a base revision that is no revision's id (out of range) is kept as none.
     """
     rule = can_add if adding else can_edit
     if not rule(request.user):
         return JsonResponse({"error": "You may not edit pages."}, status=403)
-    kind = {"kind": Node.Kind.SECTION} if adding else {}
-    node = get_object_or_404(Node, path=path, **kind)
+    node = _find(path, kind=Node.Kind.SECTION) if adding else _opened(request, _find(path))
     drafts = EditDraft.objects.filter(user=request.user, node=node, adding=adding)
     editor = reverse("chapters:new" if adding else "chapters:edit", args=[node.path])
     if "discard" in request.POST:
@@ -202,7 +265,7 @@ def draft(request, path, adding=False):
     }
     parent, base = request.POST.get("parent", ""), request.POST.get("base_revision", "")
     fields["parent"] = Node.objects.filter(pk=parent).first() if parent.isdecimal() else None
-    fields["base_revision"] = int(base) if base.isdecimal() else None
+    fields["base_revision"] = int(base) if base.isdecimal() and int(base) < 2**63 else None
     saved, _ = EditDraft.objects.update_or_create(
         user=request.user, node=node, adding=adding, defaults={**fields, "updated": timezone.now()}
     )

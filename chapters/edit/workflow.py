@@ -8,11 +8,15 @@
 - A reviewer approves a pending change, which saves it at once through ``Node.save()``
   under the tree's lock, merged three ways (:mod:`chapters.edit.merge`) with whatever was
   saved since it was proposed; a conflict, or a change the tree refuses, goes back to its
-  author. Or they send it back with a comment.
+  author. Or they send it back with a comment. Either decision is on the change as the
+  reviewer saw it (``PendingChange.version``), and only while it is still pending.
+- A revert by someone who may not publish follows the same rules (:func:`revert`), and
+  never replaces their own pending change.
 - Statuses follow ``permissions.statuses_for``: the forms offer only those.
 
-Every function here runs in one transaction under :func:`~chapters.models.lock_tree`, and
-tells the watchers (:mod:`chapters.edit.notify`) once it commits.
+Every function here that writes runs in one transaction under
+:func:`~chapters.models.lock_tree`, and tells the watchers (:mod:`chapters.edit.notify`)
+once it commits.
 """
 
 from django.core.exceptions import ValidationError
@@ -27,7 +31,20 @@ from . import notify
 from .conflicts import revision_fields
 from .merge import merge_fields, merge_text
 
-__all__ = ["approve", "page_tools", "revert", "save_edit", "send_back"]
+__all__ = [
+    "DECIDED_ALREADY",
+    "EDITED_SINCE",
+    "approve",
+    "decidable",
+    "page_tools",
+    "revert",
+    "revert_plan",
+    "save_edit",
+    "send_back",
+]
+
+DECIDED_ALREADY = "This change has been decided already."
+EDITED_SINCE = "The change was edited since you opened it: look again."
 
 
 def save_edit(node, user, *, summary, base_revision, base_url):
@@ -75,23 +92,29 @@ def save_edit(node, user, *, summary, base_revision, base_url):
 
 
 @transaction.atomic
-def approve(change, reviewer, base_url):
+def approve(change, reviewer, base_url, *, seen=None):
     """Approve a pending change: save it as the page's next revision, at once.
 
     Its author is the revision's author, and its summary reads "Approved by <reviewer>:
     <summary>". If the page was saved since the change was proposed, the two are merged
     three ways; a conflict, or a refusal by the tree's rules, sends the change back to its
-    author instead, saying why.
+    author instead, saying why. The change is read again under the tree's lock, so of two
+    reviewers deciding at once only the first decides (:func:`decidable`).
 
     Args:
-        change: a pending change, still pending.
+        change: a pending change.
         reviewer: who approves it.
         base_url: the site's address, for the e-mail's links.
+        seen: the change's ``version`` the reviewer saw, or None not to check it.
 
     Returns:
         None when the change is live; otherwise the reason it was sent back.
+
+    Raises:
+        ValidationError: the change was decided already, or edited since ``seen``.
     """
     lock_tree()
+    change = decidable(change, seen)
     node = Node.objects.get(pk=change.node_id)
     latest = Node.history.filter(id=node.pk).first()
     fields = change.fields()
@@ -103,7 +126,7 @@ def approve(change, reviewer, base_url):
         text = merge_text(base.body if base else "", latest.body, change.body)
         if conflicts or text.conflicts:
             who = latest.history_user or "a script"
-            return send_back(
+            return _send_back(
                 change,
                 reviewer,
                 f"It conflicts with revision {latest.history_id}, saved by {who} since it was "
@@ -120,20 +143,61 @@ def approve(change, reviewer, base_url):
             node.clean()
             node.save()
     except ValidationError as error:
-        return send_back(change, reviewer, " ".join(error.messages), base_url)
+        return _send_back(change, reviewer, " ".join(error.messages), base_url)
     except MarkdownError as error:
-        return send_back(change, reviewer, str(error), base_url)
+        return _send_back(change, reviewer, str(error), base_url)
     _decide(change, reviewer, PendingChange.State.APPROVED, "")
     notify.change_decided(change, base_url)
     return None
 
 
-def send_back(change, reviewer, comment, base_url):
+@transaction.atomic
+def send_back(change, reviewer, comment, base_url, *, seen=None):
     """Send a pending change back to its author with ``comment``; the page stays as it is.
+
+    Args:
+        change: a pending change.
+        reviewer: who sends it back.
+        comment: why, for its author.
+        base_url: the site's address, for the e-mail's links.
+        seen: the change's ``version`` the reviewer saw, or None not to check it.
 
     Returns:
         ``comment``.
+
+    Raises:
+        ValidationError: the change was decided already, or edited since ``seen``
+            (:func:`decidable`).
     """
+    lock_tree()
+    return _send_back(decidable(change, seen), reviewer, comment, base_url)
+
+
+def decidable(change, seen=None):
+    """Return ``change`` read again, if a reviewer may still decide on it as they saw it.
+
+    Call under the tree's lock, which every write of a pending change takes (saving an
+    edit, reverting, deciding): the change read here stays as it is until the decision
+    commits, so two reviewers deciding at once cannot both decide.
+
+    Args:
+        change: a pending change, as the reviewer's request read it.
+        seen: the ``version`` the reviewer saw, or None not to check it.
+
+    Raises:
+        ValidationError: the change was decided already (:data:`DECIDED_ALREADY`), or edited
+            since the reviewer saw it (:data:`EDITED_SINCE`).
+    """
+    current = PendingChange.objects.select_related("node", "author").filter(pk=change.pk).first()
+    if current is None or current.state != PendingChange.State.PENDING:
+        raise ValidationError(DECIDED_ALREADY)
+    if seen is not None and current.version != seen:
+        raise ValidationError(EDITED_SINCE)
+    return current
+
+
+def _send_back(change, reviewer, comment, base_url):
+    """Send ``change`` back under the lock taken by the caller, who checked it is pending."""
     _decide(change, reviewer, PendingChange.State.SENT_BACK, comment)
     notify.change_decided(change, base_url)
     return comment
@@ -147,13 +211,42 @@ def _decide(change, reviewer, state, comment):
     change.save(update_fields=["state", "reviewer", "comment", "decided", "updated"])
 
 
+def revert_plan(node, revision, user):
+    """Return what reverting ``node`` to ``revision`` would do, as ``user`` may (see
+    :func:`revert`), changing nothing: what the revert's confirmation page shows.
+
+    Args:
+        node: the page.
+        revision: one of its revisions.
+        user: who would revert.
+
+    Returns:
+        A dict: ``after``, an unsaved copy of the page as the revert would leave it (or as
+        the pending change would propose it); ``notes``, what would not be restored;
+        ``pending``, whether the revert would wait for review; ``refused``, why it would be
+        refused (:func:`revert` raises it), or "".
+    """
+    after = Node.objects.get(pk=node.pk)
+    if can_publish(user) or after.status != PUBLISHED:
+        keep = not can_publish(user) and revision.status == PUBLISHED
+        notes = history.restore_fields(after, revision, keep_status=keep)
+        if keep and revision.status != after.status:
+            notes.append(f"It stays {after.get_status_display()}: only a reviewer may publish.")
+        return {"after": after, "notes": notes, "pending": False, "refused": ""}
+    notes = _propose_revert(after, revision)
+    return {"after": after, "notes": notes, "pending": True, "refused": _refusal(after, user)}
+
+
 @transaction.atomic
 def revert(node, revision, user, base_url):
     """Revert ``node`` to ``revision`` as ``user`` may, by the workflow.
 
     Someone who may publish reverts as ``chapters.history.revert`` does. Someone who may not
     keeps the page's status where the revision would publish or unpublish it, and proposes
-    the revert of a published page as a pending change instead of saving it.
+    the revert of a published page as a pending change instead of saving it: its title,
+    body and section (where that section still exists), never its slug or kind, which a
+    pending change does not hold. That is refused while they have a change to the page
+    waiting for review already, which the revert would otherwise replace unseen.
 
     Args:
         node: the page.
@@ -164,6 +257,9 @@ def revert(node, revision, user, base_url):
     Returns:
         ``(notes, change)``: what ``history.revert`` says (its ``NOTHING_TO_REVERT`` when
         the page is as the revision left it already), and the pending change made, or None.
+
+    Raises:
+        ValidationError: the user's own pending change to the page waits for review.
     """
     lock_tree()
     node.refresh_from_db()
@@ -173,14 +269,14 @@ def revert(node, revision, user, base_url):
         if keep and history.NOTHING_TO_REVERT not in notes:
             notes.append(f"It stays {node.get_status_display()}: only a reviewer may publish.")
         return notes, None
-    fields = {**revision_fields(revision), "status": PUBLISHED}
-    current = revision_fields(Node.history.filter(id=node.pk).first())
-    if all(current[name] == fields[name] for name in ("title", "body", "parent_id")):
+    stored = (node.title, node.body, node.parent_id)
+    _propose_revert(node, revision)
+    if (node.title, node.body, node.parent_id) == stored:
         return [history.NOTHING_TO_REVERT], None
+    refusal = _refusal(node, user)
+    if refusal:
+        raise ValidationError(refusal)
     latest = Node.history.filter(id=node.pk).values_list("history_id", flat=True).first()
-    node.title, node.body = revision.title, revision.body
-    if Node.objects.filter(pk=revision.parent_id, kind=Node.Kind.SECTION).exists():
-        node.parent_id = revision.parent_id
     change = save_edit(
         node,
         user,
@@ -189,6 +285,34 @@ def revert(node, revision, user, base_url):
         base_url=base_url,
     )
     return [], change
+
+
+def _propose_revert(node, revision):
+    """Set on ``node`` what an editor's revert of a published page proposes; return notes
+    saying what it keeps."""
+    notes = []
+    node.title, node.body = revision.title, revision.body
+    if revision.parent_id != node.parent_id:
+        if Node.objects.filter(pk=revision.parent_id, kind=Node.Kind.SECTION).exists():
+            node.parent_id = revision.parent_id
+        elif revision.parent_id is not None:
+            notes.append("The section it was in no longer exists, so it stays where it is.")
+        else:
+            notes.append("It stays where it is: a change for review moves a page only.")
+    if revision.slug != node.slug:
+        notes.append(f"Its slug stays “{node.slug}”: a change for review keeps the address.")
+    notes.append("It stays Published, and waits for a reviewer's approval.")
+    return notes
+
+
+def _refusal(node, user):
+    """Return why ``user`` may not propose a revert of ``node`` now, or ""."""
+    if node.pending_changes.waiting().filter(author=user).exists():
+        return (
+            "Your change to this page waits for review, and a revert would replace it: edit "
+            "that change instead, or revert once it has been decided."
+        )
+    return ""
 
 
 def page_tools(user, node):

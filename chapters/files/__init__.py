@@ -30,8 +30,10 @@ written, and a file's title when it has none of its own. A folder of one section
 admin's download of a section) keeps the folders of the sections above it, without their
 files, and ``SUMMARY.md`` says so in front matter of its own (``section: <path>``).
 
-Files other than ``.md`` files are left alone, so media files can sit beside the chapters
-once the wiki has them. The same database always gives the same bytes: files in tree order
+The media library is in the ``media/`` folder: each item's file under its name, and
+``media.json`` listing the items (``chapters.media.transfer``); a section's folder holds the
+items its pages use. An import adds and replaces items from it before the pages. Other files
+are left alone. The same database always gives the same bytes: files in tree order
 in ``SUMMARY.md``, sorted in a ZIP, UTF-8, LF line ends, a final newline.
 
 The modules: :mod:`.frontmatter` (a file's front matter and body), :mod:`.summary` (the

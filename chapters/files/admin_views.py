@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 
 from ..models import Node
+from ..permissions import can_publish
 from .export import export_files
 from .folder import MAX_BYTES, FolderError, read_zip, zip_folder
 from .importer import import_folder
@@ -61,7 +62,9 @@ def import_view(model_admin, request):
     """Show the upload form; on a POST, import the archive (or try it) and list the changes.
 
     Editors who may add and change pages may import; deleting pages needs the delete
-    permission too.
+    permission too. Someone who may not publish (``permissions.can_publish``) may not
+    import what changes published pages or publishes one: such an import is refused,
+    naming the pages (``import_folder``'s ``publish``).
     """
     if not (model_admin.has_add_permission(request) and model_admin.has_change_permission(request)):
         raise PermissionDenied
@@ -73,7 +76,12 @@ def import_view(model_admin, request):
             raise PermissionDenied
         try:
             files = read_zip(options["archive"].read())
-            result = import_folder(files, delete=options["delete"], dry_run=options["dry_run"])
+            result = import_folder(
+                files,
+                delete=options["delete"],
+                dry_run=options["dry_run"],
+                publish=can_publish(request.user),
+            )
         except FolderError as error:
             problems = error.problems
     context = {

@@ -2,13 +2,16 @@
 
 from datetime import UTC
 
-from ..models import Node
+from ..media.transfer import export_media
+from ..models import MediaItem, Node
 from .frontmatter import write_document
 from .summary import SUMMARY, write_summary
 
-__all__ = ["export_files", "front_matter"]
+__all__ = ["MEDIA", "export_files", "front_matter"]
 
 INDEX = "index.md"
+# The folder holding the media library's files (chapters.media.transfer).
+MEDIA = "media"
 
 
 def front_matter(node):
@@ -35,6 +38,9 @@ def export_files(section=None):
     Args:
         section: a section node, or None for the whole tree.
 
+    The media library's files are in ``media/`` (``chapters.media.transfer``): every item
+    for the whole tree, the items its pages use for a section.
+
     Returns:
         A dict of relative paths to bytes; the same for the same database.
     """
@@ -60,6 +66,10 @@ def export_files(section=None):
         files[file] = write_document(front_matter(node), node.body).encode("utf-8")
         items.append((node.level - base_level, node.title, file))
     files[SUMMARY] = write_summary(items, section.path if section is not None else None).encode()
+    media = MediaItem.objects.order_by("name")
+    if section is not None:
+        media = media.filter(uses__source__in=nodes).distinct()
+    files.update({f"{MEDIA}/{name}": data for name, data in export_media(media).items()})
     return files
 
 

@@ -1,8 +1,9 @@
 """Folders of files on disk and in ZIP archives, read within limits and written exactly.
 
 A folder is held as a dict of relative paths (``/``-separated, Unicode NFC) to bytes. Only
-the Markdown files (``.md``) are read; other files are counted against the limits and left
-alone, so media files may sit beside the chapters. Hidden files and folders (``.git``) and
+the Markdown files (``.md``) and the files of the ``media/`` folder (the media library,
+``chapters.media.transfer``) are read, a media file up to ``MEDIA_MAX_SIZE``; other files
+are counted against the limits and left alone. Hidden files and folders (``.git``) and
 the ``__MACOSX`` folder macOS puts into ZIPs are skipped.
 
 A ZIP is refused whole, before anything of it is extracted, when an entry's name is absolute
@@ -19,6 +20,8 @@ import stat
 import unicodedata
 import zipfile
 from pathlib import Path
+
+from django.conf import settings
 
 __all__ = [
     "MAX_BYTES",
@@ -57,6 +60,18 @@ def _is_markdown(path):
     return path.endswith(".md")
 
 
+def _is_media(path):
+    """Return True for a file of the media folder (``media/<name>``, chapters.media.transfer)."""
+    return path.startswith("media/") and path.count("/") == 1
+
+
+def _too_large(path, size, media):
+    """Return why a Markdown file, or a media file (``media``), of ``size`` bytes is refused,
+    or None."""
+    limit = settings.MEDIA_MAX_SIZE if media else MAX_MARKDOWN_BYTES
+    return f"{path} is larger than {limit:,} bytes." if size > limit else None
+
+
 def read_directory(directory):
     """Read the Markdown files of a folder on disk.
 
@@ -89,9 +104,10 @@ def read_directory(directory):
             if _skipped([name]) or full.is_symlink():
                 continue
             count, size = count + 1, size + full.stat().st_size
-            if _is_markdown(path):
-                if full.stat().st_size > MAX_MARKDOWN_BYTES:
-                    problems.append(f"{path} is larger than {MAX_MARKDOWN_BYTES:,} bytes.")
+            if _is_markdown(path) or _is_media(path):
+                problem = _too_large(path, full.stat().st_size, _is_media(path))
+                if problem:
+                    problems.append(problem)
                 else:
                     files[path] = full.read_bytes()
     problems += _limit_problems(count, size)
@@ -147,10 +163,14 @@ def read_zip(data):
             problems.append(f"“{name}” is in the archive twice.")
         elif not (info.is_dir() or _skipped(parts)):
             names.add(name)
-            if _is_markdown(name) and info.file_size > MAX_MARKDOWN_BYTES:
-                problems.append(f"{name} is larger than {MAX_MARKDOWN_BYTES:,} bytes.")
-            elif _is_markdown(name):
-                wanted.append((name, info))
+            # media/ at the top, or under the one folder that _unwrap removes
+            media = _is_media(name) or _is_media(name.split("/", 1)[-1])
+            if _is_markdown(name) or media:
+                problem = _too_large(name, info.file_size, media)
+                if problem:
+                    problems.append(problem)
+                else:
+                    wanted.append((name, info))
     problems += _limit_problems(len(names), sum(info.file_size for info in entries))
     if problems:
         raise FolderError(problems)
@@ -158,7 +178,7 @@ def read_zip(data):
     try:
         for name, info in wanted:
             with archive.open(info) as member:
-                files[name] = member.read(MAX_MARKDOWN_BYTES + 1)
+                files[name] = member.read(info.file_size + 1)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as error:
         raise FolderError([f"The archive is damaged ({error})."]) from error
     return _unwrap(files)

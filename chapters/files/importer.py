@@ -15,7 +15,10 @@ from mptt.exceptions import InvalidMove
 
 from ..curriculum_file import date_latest_revision, tree_position
 from ..markdown import MarkdownError
+from ..media.transfer import MediaImportError, import_media
 from ..models import Node, lock_tree
+from ..permissions import PUBLISHED
+from .export import MEDIA
 from .folder import FolderError
 from .frontmatter import normalize_body
 from .reading import read_folder
@@ -52,7 +55,7 @@ class ImportResult:
 
 
 @transaction.atomic
-def import_folder(files, *, delete=False, dry_run=False, use_ids=True):
+def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=True):
     """Make the tree match a folder of Markdown files (see ``chapters.files``).
 
     Each file's entry is matched to a node by its ``id`` when a node has it, otherwise by
@@ -64,7 +67,10 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True):
     ``SUMMARY.md``'s order. Nodes that are not in the folder are kept, or deleted with
     ``delete``: every node of the wiki for a whole wiki's folder, the nodes under its one
     section for a section's folder. A node is dated by the file's ``updated`` when it is new
-    or the file's date is later than its latest revision, and now otherwise.
+    or the file's date is later than its latest revision, and now otherwise. A file dated
+    before a change made on the site leaves that change alone, and one that changes the same
+    fields is refused (``_Import._not_stale``). The media library's files in ``media/`` are
+    imported first (``chapters.media.transfer``), so the pages placing them find them.
 
     Args:
         files: a dict of relative paths to bytes (:mod:`.folder`).
@@ -72,26 +78,51 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True):
         dry_run: do everything, then roll it back.
         use_ids: match and create nodes by the files' ``id``; false to match by place only,
             for a folder exported from another database.
+        publish: whether the importer may publish (``permissions.can_publish``). When
+            false, an import that would add a published page, publish one, or change, move
+            or delete a published page (or a section with published pages under it) is
+            refused, naming each such page: the review workflow (``chapters.edit.workflow``)
+            has no pending change for an import, and an editor's import must not go live
+            unreviewed.
 
     Returns:
         An :class:`ImportResult`.
 
     Raises:
-        FolderError: the folder cannot be read, or does not fit the tree; its problems name
-            each file and line. Nothing is written.
+        FolderError: the folder cannot be read, or does not fit the tree, or (without
+            ``publish``) would change what readers see; its problems name each file and
+            line. Nothing is written.
     """
-    outline, problems = read_folder(files)
+    prefix = f"{MEDIA}/"
+    media = {
+        path.removeprefix(prefix): data for path, data in files.items() if path.startswith(prefix)
+    }
+    outline, problems = read_folder(
+        {path: files[path] for path in files if not path.startswith(prefix)}
+    )
     if problems:
         raise FolderError(problems)
     lock_tree()
-    run = _Import(outline, delete=delete, use_ids=use_ids)
+    run = _Import(outline, delete=delete, use_ids=use_ids, publish=publish)
     if run.problems:
         raise FolderError(run.problems)
+    try:
+        done = import_media(media, dry_run=dry_run)
+    except MediaImportError as error:
+        raise FolderError([f"{prefix}{problem}" for problem in error.problems]) from error
+    run.changes.extend(
+        Change("added", f"{prefix}{name}")
+        if action == "added"
+        else Change("changed", f"{prefix}{name}", "replaced")
+        for action, name in done
+    )
     try:
         run.apply()
     except (ValidationError, InvalidMove, MarkdownError) as error:
         messages = error.messages if isinstance(error, ValidationError) else [str(error)]
         raise FolderError([f"{run.current}: {' '.join(messages)}"]) from error
+    if run.unpublishable:
+        raise FolderError(run.unpublishable)
     if dry_run:
         transaction.set_rollback(True)
     elif run.explicit_ids:
@@ -102,8 +133,9 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True):
 class _Import:
     """One import's state: the tree as read under the lock, the matches, what was written."""
 
-    def __init__(self, outline, *, delete, use_ids):
+    def __init__(self, outline, *, delete, use_ids, publish):
         self.entries, self.delete, self.use_ids = outline.entries, delete, use_ids
+        self.publish, self.unpublishable = publish, []
         self.problems, self.changes, self.unchanged = [], [], 0
         self.current, self.explicit_ids = "", False
         rows = Node.objects.values_list("pk", "parent_id", "slug", "path", "kind")
@@ -181,6 +213,18 @@ class _Import:
         if self.delete:
             self._delete(self.unmatched)
 
+    def _refuse(self, where, what):
+        """Record a write that needs someone who may publish, when the importer may not."""
+        if not self.publish:
+            self.unpublishable.append(
+                f"{where}: {what} Only a reviewer may publish pages or change published ones."
+            )
+
+    @staticmethod
+    def _holds_published(node):
+        """Return True when a page under ``node`` is published."""
+        return node.get_descendants().filter(status=PUBLISHED).exists()
+
     def _ensure(self, entry):
         """Return the entry's node, adding it first when it is new."""
         if entry not in self.placed:
@@ -222,6 +266,8 @@ class _Import:
         ]
         if normalize_body(node.body) != entry.body:
             changed.append("body")
+        if changed and entry.updated is not None:
+            changed = self._not_stale(node, entry, changed)
         move = None
         if node.parent_id != (parent.pk if parent is not None else None):
             move = (previous, "right") if previous is not None else self._first_place(parent, node)
@@ -231,6 +277,12 @@ class _Import:
             self.placed[entry] = node
             self.unchanged += 1
             return
+        if node.status == PUBLISHED:
+            self._refuse(entry.at(), f"it changes the published page /{old_path}/.")
+        elif "status" in changed and entry.status == PUBLISHED:
+            self._refuse(entry.at(), f"it publishes /{old_path}/.")
+        elif (move is not None or "slug" in changed) and self._holds_published(node):
+            self._refuse(entry.at(), f"it moves /{old_path}/, with published pages under it.")
         newer = entry.updated is not None and entry.updated > node.updated
         for name in changed:
             setattr(node, name, getattr(entry, name))
@@ -252,10 +304,50 @@ class _Import:
         else:
             self.changes.append(Change("changed", node.path, detail))
 
+    def _not_stale(self, node, entry, changed):
+        """Return the fields of ``changed`` the file changes, leaving out those it would only
+        put back as they were before someone changed the page on the site.
+
+        A file dated by ``updated`` was exported from the node's revision of that date (its
+        base). When someone has saved the page on the site since (a revision after that date
+        that is not an import's), the fields the file leaves as they were in its base are
+        the site's to keep: a stale export never undoes an edit made since. A field both the
+        file and the site changed is a conflict, refused; the message says how to settle it.
+
+        Raises:
+            ValidationError: the file and the site both changed the page since its date.
+        """
+        since = Node.history.filter(id=node.pk, history_date__gt=entry.updated)
+        edit = since.exclude(history_change_reason=REASON).select_related("history_user").first()
+        if edit is None:
+            return changed
+        base = Node.history.filter(id=node.pk, history_date__lte=entry.updated).first()
+        if base is None:
+            theirs = changed
+        else:
+            theirs = [
+                name
+                for name in changed
+                if (normalize_body(base.body) if name == "body" else getattr(base, name))
+                != getattr(entry, name)
+            ]
+        if theirs:
+            who = f" by {edit.history_user}" if edit.history_user else ""
+            raise ValidationError(
+                f"“{node.title}” was changed on the site{who} at "
+                f"{edit.history_date:%Y-%m-%d %H:%M:%S %Z}, after this file's “updated” "
+                f"({entry.updated:%Y-%m-%d %H:%M:%S %Z}), and the file changes its "
+                f"{', '.join(theirs)} too. Export it again and make your change there, or "
+                "delete the file's “updated” line to replace the site's change."
+            )
+        return []
+
     def _add(self, entry):
         parent = self._parent(entry)
         previous = self._previous(entry)
         self.current = entry.at()
+        if entry.status == PUBLISHED:
+            self._refuse(entry.at(), f"it adds “{entry.title}”, published.")
         node = Node(
             parent=parent,
             title=entry.title,
@@ -286,6 +378,12 @@ class _Import:
             if not Node.objects.filter(pk=node.pk).exists():
                 continue
             self.current = f"deleting {node.path}"
+            if node.status == PUBLISHED or self._holds_published(node):
+                self._refuse(
+                    f"/{node.path}/",
+                    "it is not in the folder, so the import deletes it, and it is published or "
+                    "has published pages under it.",
+                )
             under = node.get_descendant_count()
             node._change_reason = REASON
             node.delete()

@@ -13,7 +13,7 @@ Each concern has a module of its own:
 - :mod:`.text`: the text a reader reads in rendered HTML (for search), and the wiki paths
   its links point at (for the ``Link`` rows);
 - :mod:`.mdx`: the wiki's own Python-Markdown extensions (math, nested lists, wiki links,
-  ids that never clash with the page's).
+  the media library's images and files, ids that never clash with the page's).
 
 Other modules import from here (``from chapters.markdown import render_markdown``), not from
 the modules inside.
@@ -25,18 +25,21 @@ from html import unescape
 import markdown
 
 from .limits import BODY_MAX_LENGTH, BoundsExtension, MarkdownError, check_bounds
-from .mdx.highlight import HighlightBudget, HighlightTimeout, budgeted_formatter
+from .mdx.highlight import HighlightBudget, HighlightOverBudget, budgeted_formatter
 from .mdx.ids import IdFilter, IdMarkExtension, heading_slug
+from .mdx.media import MEDIA_REFERENCE, MediaExtension, no_media
 from .mdx.wikilinks import WIKI_LINK, WikiLinkExtension, unresolved
 from .sanitize import sanitize
-from .text import html_to_text, internal_paths
+from .text import external_images, html_to_text, internal_paths
 
 __all__ = [
     "BODY_MAX_LENGTH",
+    "MEDIA_REFERENCE",
     "MarkdownError",
     "WIKI_LINK",
     "render_markdown",
     "render_markdown_with_headings",
+    "external_images",
     "html_to_text",
     "internal_paths",
 ]
@@ -69,21 +72,22 @@ EXTENSION_CONFIGS = {
 }
 
 
-def render_markdown(text, resolve_link=unresolved):
+def render_markdown(text, resolve_link=unresolved, resolve_media=no_media):
     """Render Markdown to HTML that is safe to insert into a page.
 
     See :func:`render_markdown_with_headings`, of which this is the HTML.
     """
-    return render_markdown_with_headings(text, resolve_link)[0]
+    return render_markdown_with_headings(text, resolve_link, resolve_media)[0]
 
 
-def render_markdown_with_headings(text, resolve_link=unresolved):
+def render_markdown_with_headings(text, resolve_link=unresolved, resolve_media=no_media):
     """Render Markdown to HTML that is safe to insert into a page, and list its headings.
 
     Python-Markdown renders the text with tables, fenced code highlighted by Pygments
     (within a time bound, past which code is shown plain: :mod:`.mdx.highlight`),
     footnotes, heading ids, callouts, definition lists, task lists, math (as MathML),
-    lists nested by two or four spaces and ``[[wiki links]]``; bleach then removes every
+    lists nested by two or four spaces, ``[[wiki links]]`` and the media library's images and
+    files (``![alt](image:<name>)``, ``[text](file:<name>)``); bleach then removes every
     tag, attribute and URL scheme that is not in the allowlists of :mod:`.sanitize`
     (disallowed tags are stripped, their text kept as text).
 
@@ -92,6 +96,9 @@ def render_markdown_with_headings(text, resolve_link=unresolved):
         resolve_link: ``resolve(target) -> (href, problem)`` for ``[[target]]`` (see
             :class:`.mdx.wikilinks.WikiLinkProcessor`); by default every wiki link is shown
             as broken.
+        resolve_media: ``resolve(kind, name) -> (item, problem)`` for the media library's
+            references (see :class:`.mdx.media.MediaProcessor`); by default each is shown as
+            a placeholder.
 
     Returns:
         A pair: the sanitized HTML as a string ("" for an empty text), and the headings in
@@ -108,30 +115,33 @@ def render_markdown_with_headings(text, resolve_link=unresolved):
     check_bounds(text)
     highlighted = {"pygments_formatter": budgeted_formatter(HighlightBudget())}
     try:
-        md, html = _convert(text, resolve_link, highlighted)
-    except HighlightTimeout:
-        md, html = _convert(text, resolve_link, {"use_pygments": False})
+        md, html = _convert(text, resolve_link, resolve_media, highlighted)
+    except HighlightOverBudget:
+        md, html = _convert(text, resolve_link, resolve_media, {"use_pygments": False})
     ids = partial(IdFilter, mark=md.id_mark, generated=md.generated_ids)
     return sanitize(html, filters=[ids]), list(_flatten_headings(md.toc_tokens))
 
 
-def _convert(text, resolve_link, highlighting):
+def _convert(text, resolve_link, resolve_media, highlighting):
     """Return the Python-Markdown instance that rendered ``text``, and its HTML (unsanitized).
 
     Args:
         text: the Markdown source, within the limits.
         resolve_link: the wiki links' resolver.
+        resolve_media: the media references' resolver.
         highlighting: codehilite's settings for this rendering, beside ``EXTENSION_CONFIGS``'s
             (the time-bounded formatter, or highlighting off).
 
     Raises:
         MarkdownError: beyond the limits checked while parsing, or nested too deeply.
-        HighlightTimeout: the code took longer than its budget to highlight.
+        HighlightOverBudget: the code took longer than its budget to highlight, or has
+            more tokens than it allows.
     """
     md = markdown.Markdown(
         extensions=[
             *EXTENSIONS,
             WikiLinkExtension(resolve_link),
+            MediaExtension(resolve_media),
             BoundsExtension(),
             IdMarkExtension(),
         ],

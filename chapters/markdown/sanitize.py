@@ -6,7 +6,11 @@ passed to bleach's ``Cleaner`` on every call; bleach's own module-level defaults
 changed.
 """
 
+import re
+
 from bleach.sanitizer import Cleaner
+
+from .mdx.media import MEDIA_SIZES, MEDIA_SRCSET
 
 __all__ = [
     "ALLOWED_ATTRIBUTES",
@@ -76,18 +80,40 @@ def _only(values):
     return allow
 
 
+def _image_attribute(tag, name, value):
+    """Keep what Markdown writes on an image and what the media extension adds, no more.
+
+    ``srcset`` and ``sizes`` only as :mod:`.mdx.media` writes them (bleach checks the
+    scheme of ``src`` but not the URLs in a ``srcset``, so a raw ``<img srcset>`` could
+    otherwise name any host); ``width`` and ``height`` only as numbers; ``loading`` only
+    lazy.
+    """
+    if name in {"src", "alt", "title"}:
+        return True
+    if name in {"width", "height"}:
+        return value.isdecimal()
+    if name == "loading":
+        return value == "lazy"
+    if name == "sizes":
+        return value == MEDIA_SIZES
+    if name == "srcset":
+        return re.fullmatch(MEDIA_SRCSET, value) is not None
+    return False
+
+
 ALLOWED_ATTRIBUTES = {
-    "a": ["href", "title", "class"],  # footnote-ref, footnote-backref, headerlink, wikilink
+    # footnote-ref, footnote-backref, headerlink, wikilink, media-image, media-file
+    "a": ["href", "title", "class"],
     "abbr": ["title"],
     "code": ["class"],  # language-* from fenced code without highlighting
     "div": ["class"],  # highlight, footnote, admonition
-    "img": ["src", "alt", "title"],
+    "img": _image_attribute,
     # A task list's checkbox, disabled by pymdownx.tasklist; no other kind of input.
     "input": _only({"type": {"checkbox"}, "checked": None, "disabled": None}),
     "li": _only({"id": None, "class": {"task-list-item"}}),  # footnote targets, tasks
     "ol": ["start"],
     "p": _only({"class": {"admonition-title"}}),
-    "span": ["class", "title"],  # Pygments token classes; broken wiki links
+    "span": ["class", "title"],  # Pygments token classes; broken wiki links; missing media
     "sup": ["id"],  # footnote references
     "td": ["align"],
     "th": ["align"],

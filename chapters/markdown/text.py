@@ -1,4 +1,5 @@
-"""Read rendered HTML back: the text a reader reads in it, and the wiki paths it links to.
+"""Read rendered HTML back: the text a reader reads in it, the wiki paths it links to, and
+the images it would load from other sites.
 
 Both read only what :func:`chapters.markdown.render_markdown` returns, sanitized HTML, and know
 which parts of it the extensions added as marks rather than text (permalinks, footnote marks)
@@ -10,11 +11,13 @@ from urllib.parse import unquote, urlsplit
 
 from .sanitize import MATHML_TAGS
 
-__all__ = ["html_to_text", "internal_paths"]
+__all__ = ["external_images", "html_to_text", "internal_paths"]
 
 # Links the extensions add that are marks, not text: heading permalinks ("¶"), footnote
-# references (the number) and footnote back-links ("↩").
+# references (the number) and footnote back-links ("↩"); and the label naming a block of
+# code's language ("Python": Pygments' filename, mdx/highlight.py).
 MARK_LINK_CLASSES = frozenset({"headerlink", "footnote-ref", "footnote-backref"})
+MARK_SPAN_CLASSES = frozenset({"filename"})
 
 # Elements whose boundaries do not separate words ("<em>fus</em>ion" is one word); in a
 # formula, only the cells of a matrix or array are apart ("O(n)" reads as written).
@@ -23,20 +26,23 @@ INLINE_TAGS = frozenset({"a", "abbr", "code", "del", "em", "span", "strong", "su
 )
 
 
+MARKS = {"a": MARK_LINK_CLASSES, "span": MARK_SPAN_CLASSES}
+
+
 class _TextCollector(HTMLParser):
-    """Collect the text of sanitized HTML, leaving out the links in MARK_LINK_CLASSES, and
-    reading a formula as its TeX source (``alttext``) rather than its MathML's text."""
+    """Collect the text of sanitized HTML, leaving out the marks (``MARKS``), and reading a
+    formula as its TeX source (``alttext``) rather than its MathML's text."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.parts = []
-        self.in_mark_link = False
+        self.in_mark = None  # the tag of the mark being read; marks hold only text
         self.in_formula = False
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
-        if tag == "a" and MARK_LINK_CLASSES & set((attributes.get("class") or "").split()):
-            self.in_mark_link = True
+        if tag in MARKS and MARKS[tag] & set((attributes.get("class") or "").split()):
+            self.in_mark = tag
         if tag == "math" and attributes.get("alttext"):
             self.parts.append(attributes["alttext"])
             self.in_formula = True
@@ -44,15 +50,15 @@ class _TextCollector(HTMLParser):
             self.parts.append(" ")
 
     def handle_endtag(self, tag):
-        if tag == "a":
-            self.in_mark_link = False
+        if tag == self.in_mark:
+            self.in_mark = None
         if tag == "math":
             self.in_formula = False
         if tag not in INLINE_TAGS:
             self.parts.append(" ")
 
     def handle_data(self, data):
-        if not self.in_mark_link and not self.in_formula:
+        if self.in_mark is None and not self.in_formula:
             self.parts.append(data)
 
 
@@ -61,8 +67,8 @@ def html_to_text(html):
 
     Entities are decoded (the result is plain text, to be escaped wherever it is shown), block
     boundaries become spaces, runs of whitespace become one space, the permalink and
-    footnote marks the extensions add are left out, and a formula is its TeX source (its
-    ``alttext``). Search matches and quotes this text.
+    footnote marks and code labels the extensions add are left out, and a formula is its TeX
+    source (its ``alttext``). Search matches and quotes this text.
 
     Args:
         html: sanitized HTML, as :func:`render_markdown` returns it; may be empty.
@@ -101,14 +107,37 @@ def internal_paths(html):
     return paths
 
 
+def external_images(html):
+    """Return the URLs of images in ``html`` that are on other sites, in order, once each.
+
+    Readers' browsers do not load them: the Content-Security-Policy allows images from this
+    site only (``img-src 'self'``, wiki/settings.py). The editor's preview warns of them.
+
+    Args:
+        html: sanitized HTML, as :func:`render_markdown` returns it.
+    """
+    parser = _HrefParser()
+    parser.feed(html)
+    found = []
+    for src in parser.image_sources:
+        parts = urlsplit(src)
+        if (parts.scheme or parts.netloc) and src not in found:
+            found.append(src)
+    return found
+
+
 class _HrefParser(HTMLParser):
-    """Collect the ``href`` of every ``<a>`` that is not a wiki link."""
+    """Collect the ``href`` of every ``<a>`` that is not a wiki link, and every ``<img>``'s
+    ``src``."""
 
     def __init__(self):
         super().__init__()
         self.hrefs = []
+        self.image_sources = []
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
         if tag == "a" and "wikilink" not in (attributes.get("class") or "").split():
             self.hrefs.append(attributes.get("href") or "")
+        if tag == "img":
+            self.image_sources.append(attributes.get("src") or "")

@@ -9,6 +9,9 @@
   ``LinkResolver`` (what a ``[[wiki link]]`` means);
 - :mod:`.version`: ``WikiVersion``, which every cache is keyed by;
 - :mod:`.synonyms`: ``Synonym``, other spellings that search finds a word by;
+- :mod:`.media`: the media library, ``MediaItem`` (an uploaded image or file under a stable
+  name), ``MediaVersion`` (the files it held before) and ``MediaUse`` (a body's references to
+  one, derived like links);
 - :mod:`.drafts`, :mod:`.review`, :mod:`.watches`: what editing on the site keeps besides
   the tree (``EditDraft``, ``PendingChange``, ``Watch``), in tables no version trigger
   watches.
@@ -16,6 +19,7 @@
 
 from .drafts import EditDraft
 from .links import Link, LinkResolver, PathRedirect
+from .media import MEDIA_NAME, MediaItem, MediaResolver, MediaUse, MediaVersion
 from .node import REVISION_FIELDS, DeletionFields, Node, mend_broken_links, refresh_links_into
 from .review import PendingChange
 from .rules import (
@@ -32,6 +36,7 @@ from .version import WikiVersion
 from .watches import Watch
 
 __all__ = [
+    "MEDIA_NAME",
     "PATH_MAX_LENGTH",
     "PATH_URL_MAX_LENGTH",
     "RESERVED_ROOT_SLUGS",
@@ -42,6 +47,10 @@ __all__ = [
     "EditDraft",
     "Link",
     "LinkResolver",
+    "MediaItem",
+    "MediaResolver",
+    "MediaUse",
+    "MediaVersion",
     "Node",
     "NodeManager",
     "NodeQuerySet",

@@ -9,6 +9,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from .node import Node
+
 __all__ = ["EditDraft"]
 
 
@@ -47,3 +49,11 @@ class EditDraft(models.Model):
 
     def __str__(self):
         return f"Draft by {self.user} of “{self.title}”"
+
+    def field_problems(self):
+        """Return what is wrong with the draft's status, as ``PendingChange.field_problems``
+        does for a change: blank (the form had none) or a node's ``Status``."""
+        allowed = ["", *Node.Status.values]
+        if self.status in allowed:
+            return []
+        return [f"the status “{self.status}” is not one of {', '.join(Node.Status.values)}."]

@@ -31,6 +31,7 @@ from chapters.markdown import (
 )
 
 from .links import Link, LinkResolver, PathRedirect
+from .media import MediaResolver, MediaUse
 from .rules import PATH_MAX_LENGTH, RESERVED_ROOT_SLUGS, TITLE_MAX_LENGTH, NodeRules
 from .tree import TREE_FIELDS, NodeManager, lock_tree, set_mptt_memory
 
@@ -215,7 +216,7 @@ class Node(NodeRules, MPTTModel):
         if kwargs.get("update_fields") is not None:
             kwargs["update_fields"] = {*kwargs["update_fields"], *DERIVED_FIELDS}
         super().save(*args, **kwargs)
-        Link.replace(self, links)
+        self.store_references(links)
         if old_path != self.path:
             moved = {old_path: self.pk} if old_path else {}
             moved.update(self._rewrite_descendant_paths(old_path))
@@ -349,18 +350,29 @@ class Node(NodeRules, MPTTModel):
         """Render the body into ``body_html``, ``body_text`` and ``headings``; return its
         links, unsaved.
 
+        Its references to the media library are kept, unsaved, in ``rendered_media``
+        (:class:`~chapters.models.media.MediaUse`); :meth:`store_references` stores both.
+
         Raises:
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
-        resolver = LinkResolver(self)
+        resolver, media = LinkResolver(self), MediaResolver()
         resolver.prepare(self.body)
-        self.body_html, self.headings = render_markdown_with_headings(self.body, resolver)
+        media.prepare(self.body)
+        self.body_html, self.headings = render_markdown_with_headings(self.body, resolver, media)
         self.body_text = html_to_text(self.body_html)
+        self.rendered_media = media.uses()
         links = [
             Link(kind=Link.Kind.WIKI, text=text, target=target, problem=problem)
             for text, (target, problem) in resolver.resolved.items()
         ]
         return links + path_links(internal_paths(self.body_html))
+
+    def store_references(self, links):
+        """Store ``links`` and the media references :meth:`render_body` found as this
+        node's."""
+        Link.replace(self, links)
+        MediaUse.replace(self, self.rendered_media)
 
     def refresh_body(self):
         """Render the body again and store it with its links, without a new revision.
@@ -376,7 +388,7 @@ class Node(NodeRules, MPTTModel):
         Node.objects.filter(pk=self.pk).update(
             body_html=self.body_html, body_text=self.body_text, headings=self.headings
         )
-        Link.replace(self, links)
+        self.store_references(links)
 
     def build_path(self):
         """Return the URL path from the parent's stored path and this node's slug."""

@@ -6,11 +6,15 @@ migration ``0010_wiki_version`` watches: proposing one changes nothing readers s
 leaves the wiki's version, and every page kept for readers, as they are.
 """
 
+from datetime import UTC
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Count, Max
 from django.urls import reverse
 from django.utils import timezone
+
+from .node import Node
 
 __all__ = ["PendingChange"]
 
@@ -94,6 +98,35 @@ class PendingChange(models.Model):
     def get_absolute_url(self):
         """Return the page showing the change, its diff and the review's forms."""
         return reverse("chapters:change", args=[self.pk])
+
+    @property
+    def version(self):
+        """Return a text that changes whenever the change is edited or decided: the time it
+        was last ``updated``, in UTC, to the microsecond.
+
+        The reviewer's decision form carries the version they saw, and the workflow refuses
+        a decision on any other (``chapters.edit.workflow``): a reviewer approves only the
+        text they were shown.
+        """
+        return f"{self.updated.astimezone(UTC):%Y%m%d%H%M%S%f}"
+
+    def field_problems(self):
+        """Return what is wrong with the change's choices, each checked alone.
+
+        The ``loaddata`` command checks every row of a fixture with this, as it checks a
+        node's with ``Node.field_problems``: Django's ``loaddata`` stores rows raw, and a
+        state or status that is not a choice would break the review's pages.
+
+        Returns:
+            Sentences in lower case ending with a full stop, as ``Node.field_problems``'s:
+            a state that is not a ``State``, a status that is not a node's ``Status``.
+        """
+        choices = (("state", self.State.values), ("status", Node.Status.values))
+        return [
+            f"the {field} “{getattr(self, field)}” is not one of {', '.join(values)}."
+            for field, values in choices
+            if getattr(self, field) not in values
+        ]
 
     def fields(self):
         """Return the proposed fields by name, as a revision's fields are named."""

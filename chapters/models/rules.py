@@ -6,6 +6,7 @@ curriculum files, fixtures and ``check_tree()`` through :meth:`NodeRules.field_p
 :meth:`NodeRules.check_placement`.
 """
 
+import unicodedata
 from urllib.parse import quote
 
 from django.core.exceptions import ValidationError
@@ -33,7 +34,7 @@ RESERVED_ROOT_SLUGS = frozenset(
     {
         "admin", "static", "history", "revisions", "diff", "recent", "feeds", "search",
         "dashboard", "links", "preview", "healthz", "books", "edit", "new", "review", "drafts",
-        "watch",
+        "watch", "print", "media",
     }
 )  # fmt: skip
 
@@ -47,6 +48,16 @@ PATH_MAX_LENGTH = 1000
 REQUEST_LINE_MAX_LENGTH = 8190
 PATH_URL_MAX_LENGTH = REQUEST_LINE_MAX_LENGTH - len("HEAD /history//?page=999999 HTTP/1.1")
 TITLE_MAX_LENGTH = 200
+# What a title may not hold, as its error messages say it.
+CONTROL_CHARACTERS = "a line break, a tab or another control character"
+
+
+def has_control_character(text):
+    """Return True if ``text`` holds a control character (Unicode category Cc: line breaks,
+    tabs, escapes). A title is one line: it heads pages, fills the <title> and the subjects of
+    e-mail, where a line break would start another header.
+    """
+    return any(unicodedata.category(character) == "Cc" for character in text)
 
 
 def unique_slug(title, taken, fallback):
@@ -149,12 +160,15 @@ class NodeRules:
         """Validate the node as the admin's form sees it.
 
         Raises:
-            ValidationError: the title is blank, the title or body is too long, the body
+            ValidationError: the title is blank or holds a control character (see
+                :func:`has_control_character`), the title or body is too long, the body
                 cannot be rendered, or the tree's rules refuse the node where it is (see
                 :meth:`validate_in_tree`).
         """
         if not self.title.strip():
             raise ValidationError({"title": "The title cannot be blank."})
+        if has_control_character(self.title):
+            raise ValidationError({"title": f"The title cannot hold {CONTROL_CHARACTERS}."})
         self.check_lengths()
         try:
             render_markdown(self.body)
@@ -196,8 +210,9 @@ class NodeRules:
         Returns:
             A list of sentences, in lower case and ending with a full stop, in this order:
             text fields holding a NUL or a lone surrogate (no database stores them), a blank
-            title, a title or slug longer than its column, a slug that is not a slug, a kind
-            or status that is not a choice, a date without a timezone. Empty when all is well.
+            title, a title holding a control character, a title or slug longer than its
+            column, a slug that is not a slug, a kind or status that is not a choice, a date
+            without a timezone. Empty when all is well.
         """
         read = {"body", "kind", "path", "slug", "status", "title"} - self.get_deferred_fields()
         problems = [
@@ -207,6 +222,8 @@ class NodeRules:
         ]
         if not self.title.strip():
             problems.append("the title is blank.")
+        if "title" in read and has_control_character(self.title):
+            problems.append(f"the title holds {CONTROL_CHARACTERS}.")
         for field in ("title", "slug"):
             length, limit = len(getattr(self, field)), self._meta.get_field(field).max_length
             if length > limit:

@@ -5,7 +5,11 @@
 //   every page (/edit/titles.json);
 // - Ctrl/Cmd+S saves, Ctrl/Cmd+Enter previews at once, Ctrl/Cmd+B makes the selection bold;
 // - the form saved as a draft on the server every few seconds while it changes, so that a
-//   closed tab loses nothing (chapters/edit/views.py, draft).
+//   closed tab loses nothing (chapters/edit/views.py, draft);
+// - images and files: dropped onto the text, pasted from the clipboard, or chosen with the
+//   toolbar's "Image or file", in a window that asks for the title and alt text, uploads to
+//   the media library (chapters/media/views.py, media_upload) or picks from it, and writes
+//   the Markdown at the cursor.
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -130,6 +134,9 @@ document.addEventListener("DOMContentLoaded", () => {
         break;
       case "table":
         block("| Column | Column |\n| --- | --- |\n| Cell | Cell |", "Column");
+        break;
+      case "media":
+        openMedia(null);
         break;
       default:
     }
@@ -271,6 +278,118 @@ document.addEventListener("DOMContentLoaded", () => {
       const submitter = event.submitter;
       inflight.finally(() => form.requestSubmit(submitter));
     }
+  });
+
+  // Images and files: upload one (dropped, pasted or chosen) or pick one from the library.
+  const dialog = document.getElementById("media-dialog");
+  const uploadForm = document.getElementById("media-upload-form");
+  const fileInput = document.getElementById("media-file");
+  const titleInput = document.getElementById("media-title");
+  const altInput = document.getElementById("media-alt");
+  const mediaError = dialog.querySelector(".media-error");
+  const search = document.getElementById("media-search");
+  const picker = document.getElementById("media-picker");
+  let cursor = [0, 0]; // the selection in the text when the window opened
+  function insertMarkdown(markdown) {
+    dialog.close();
+    body.focus();
+    body.setSelectionRange(...cursor);
+    const atLineStart = body.selectionStart === 0 || body.value[body.selectionStart - 1] === "\n";
+    const text = markdown.startsWith("!") && !atLineStart ? `\n\n${markdown}\n` : markdown;
+    replaceSelection(text, text.length, text.length);
+    refreshPreview();
+  }
+  function chooseFile(file) {
+    if (file) {
+      const chosen = new DataTransfer();
+      chosen.items.add(file);
+      fileInput.files = chosen.files;
+    }
+    const name = fileInput.files.length ? fileInput.files[0].name : "";
+    titleInput.value = name.replace(/\.[^.]*$/, "");
+    mediaError.textContent = "";
+  }
+  async function showLibrary() {
+    const url = `${form.dataset.mediaUrl}?${new URLSearchParams({ q: search.value })}`;
+    const response = await fetch(url, {
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+    });
+    if (!response.ok) return;
+    const { items } = await response.json();
+    picker.replaceChildren(
+      ...items.map((item) => {
+        const entry = document.createElement("li");
+        const button = document.createElement("button");
+        button.type = "button";
+        if (item.thumbnail) {
+          const image = document.createElement("img");
+          image.src = item.thumbnail;
+          image.alt = "";
+          button.append(image);
+        }
+        button.append(item.name);
+        button.title = item.title;
+        button.addEventListener("click", () => insertMarkdown(item.markdown));
+        entry.append(button);
+        return entry;
+      }),
+    );
+  }
+  function openMedia(file) {
+    cursor = [body.selectionStart, body.selectionEnd];
+    uploadForm.reset();
+    chooseFile(file);
+    dialog.showModal();
+    (file ? altInput : fileInput).focus();
+    showLibrary();
+  }
+  fileInput.addEventListener("change", () => chooseFile(null));
+  let searchTimer = null;
+  search.addEventListener("input", () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(showLibrary, PREVIEW_AFTER);
+  });
+  dialog.querySelector("[data-close]").addEventListener("click", () => dialog.close());
+  dialog.addEventListener("close", () => body.focus());
+  uploadForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (!fileInput.files.length) {
+      mediaError.textContent = "Choose a file to upload.";
+      return;
+    }
+    const data = new FormData(uploadForm);
+    mediaError.textContent = "Uploading…";
+    const response = await post(form.dataset.uploadUrl, data);
+    const result = await response.json().catch(() => ({ error: "The upload failed." }));
+    if (!response.ok || result.error) {
+      mediaError.textContent = result.error || "The upload failed.";
+      return;
+    }
+    insertMarkdown(result.markdown);
+  });
+  body.addEventListener("paste", (event) => {
+    const file = event.clipboardData && event.clipboardData.files[0];
+    if (!file) return;
+    event.preventDefault();
+    openMedia(file);
+  });
+  const carriesFiles = (event) => event.dataTransfer && event.dataTransfer.types.includes("Files");
+  body.addEventListener("dragover", (event) => {
+    if (!carriesFiles(event)) return;
+    event.preventDefault();
+    body.classList.add("dropping");
+  });
+  body.addEventListener("dragleave", () => body.classList.remove("dropping"));
+  body.addEventListener("drop", (event) => {
+    body.classList.remove("dropping");
+    if (!carriesFiles(event) || !event.dataTransfer.files.length) return;
+    event.preventDefault();
+    const offset = body.value.length && document.caretPositionFromPoint
+      ? document.caretPositionFromPoint(event.clientX, event.clientY)
+      : null;
+    if (offset && offset.offsetNode === body) body.setSelectionRange(offset.offset, offset.offset);
+    openMedia(event.dataTransfer.files[0]);
   });
 
   if (previewed !== body.value) refreshPreview();

@@ -39,6 +39,10 @@
   const isDark = () => (choice() || (systemDark.matches ? "dark" : "light")) === "dark";
 
   apply(choice());
+  // Say, before the page is first drawn, that scripts run: wiki.css then shows the controls
+  // they drive (this button, the filter and the phone's Contents button, js/toc.js) and
+  // lays the phone's contents out as a drawer, so nothing moves once the scripts have run.
+  document.documentElement.classList.add("js");
 
   document.addEventListener("DOMContentLoaded", () => {
     const button = document.querySelector(".theme-toggle");
@@ -52,6 +56,5 @@
     });
     systemDark.addEventListener("change", show);
     show();
-    button.hidden = false;
   });
 })();

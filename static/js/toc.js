@@ -1,42 +1,198 @@
-// The table of contents beside a page: scroll the current page into view, and on narrow
-// screens keep the table behind the header's "Contents" button. Without JavaScript the table
-// stays after the page's content on narrow screens.
+// The table of contents beside a page: the filter above it, the current page scrolled into
+// view, and on phones the table in a drawer behind the header's "Contents" button. Without
+// JavaScript the filter stays hidden and, on phones, the table stays after the page's
+// content.
 "use strict";
 
-document.addEventListener("DOMContentLoaded", () => {
-  const sidebar = document.querySelector(".sidebar");
-  const toc = sidebar && sidebar.querySelector("#toc");
-  const button = document.querySelector(".toc-toggle");
-  if (!toc || !button) return;
-  const layout = sidebar.closest(".layout");
-  const current = toc.querySelector('[aria-current="page"]');
+// Narrow the contents to the entries whose names hold every word typed (any case), with the
+// sections leading to them and everything under a matching section; every shown section is
+// opened, and the sections' own open state comes back when the filter is emptied. All in the
+// page: the entries' names are read once, on first use, and each keystroke walks them in
+// document order, a parent always before its children, so one pass marks what to show.
+function setUpFilter(toc) {
+  const box = document.querySelector(".toc-filter");
+  if (!box) return;
+  const input = box.querySelector("input");
+  const status = box.querySelector(".toc-filter-status");
+  let entries = null;
+  let filtering = false;
+  let first = null; // the first entry that matches
 
-  // Scroll the sidebar (not the window) so the current page sits a third of the way down.
-  function reveal() {
-    if (!current) return;
-    const offset = current.getBoundingClientRect().top - sidebar.getBoundingClientRect().top;
-    sidebar.scrollTop += offset - sidebar.clientHeight / 3;
+  function read() {
+    const items = toc.querySelectorAll("li");
+    const index = new Map();
+    entries = Array.from(items, (item, i) => {
+      index.set(item, i);
+      const parent = item.parentElement.closest("li");
+      return {
+        item,
+        name: item.firstElementChild.textContent.toLowerCase(),
+        parent: parent ? index.get(parent) : -1,
+        details: item.querySelector(":scope > details"),
+        wasOpen: false,
+      };
+    });
+  }
+
+  function clear() {
+    for (const entry of entries) {
+      entry.item.hidden = false;
+      if (entry.details) entry.details.open = entry.wasOpen;
+    }
+    filtering = false;
+    toc.classList.remove("toc-filtering");
+    first = null;
+    status.textContent = "";
+  }
+
+  function apply() {
+    if (entries === null) read();
+    const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    if (words.length === 0) {
+      if (filtering) clear();
+      return;
+    }
+    if (!filtering) {
+      for (const entry of entries) if (entry.details) entry.wasOpen = entry.details.open;
+      filtering = true;
+      toc.classList.add("toc-filtering");
+    }
+    // 1: matches, or is under a match; 2: leads to a match.
+    const shown = new Uint8Array(entries.length);
+    let matches = 0;
+    first = null;
+    entries.forEach((entry, i) => {
+      const matched = words.every((word) => entry.name.includes(word));
+      if (matched) {
+        matches += 1;
+        first = first || entry;
+      }
+      if (matched || (entry.parent >= 0 && shown[entry.parent] === 1)) {
+        shown[i] = 1;
+        for (let up = entry.parent; up >= 0 && shown[up] === 0; up = entries[up].parent) {
+          shown[up] = 2;
+        }
+      }
+    });
+    entries.forEach((entry, i) => {
+      const hide = shown[i] === 0;
+      if (entry.item.hidden !== hide) entry.item.hidden = hide;
+      if (entry.details && !hide && !entry.details.open) entry.details.open = true;
+    });
+    status.textContent =
+      matches === 0 ? "No chapters match." : `${matches} match${matches === 1 ? "" : "es"}`;
+  }
+
+  input.addEventListener("input", apply);
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && input.value) {
+      event.stopPropagation(); // clear the filter, not close the drawer
+      input.value = "";
+      apply();
+    } else if (event.key === "Enter" && filtering && first) {
+      window.location.assign(first.item.firstElementChild.href);
+    }
+  });
+}
+
+// On a phone, the table is a drawer over the page (laid out so by wiki.css from the start,
+// under the "js" class js/theme.js sets), opened by the header's "Contents" button:
+// while it is open the rest of the page is inert, Tab and Shift+Tab go round within it, and
+// Escape, its Close button or a tap beside it closes it and gives the focus back to the
+// button.
+function setUpDrawer(sidebar, toc, button) {
+  const phone = window.matchMedia("(max-width: 50rem)");
+  const root = document.documentElement;
+  const outside = () => Array.from(document.body.children).filter((el) => !el.contains(sidebar));
+  const head = document.createElement("div");
+  head.className = "drawer-head";
+  head.innerHTML = '<p>Contents</p><button type="button" class="icon-button">Close</button>';
+  const close = head.querySelector("button");
+  sidebar.prepend(head);
+  const backdrop = document.createElement("div");
+  backdrop.className = "drawer-backdrop";
+  backdrop.hidden = true;
+  sidebar.after(backdrop);
+  // The layout's own children that are not the sidebar are inert too (the page's <main>).
+  const others = () => [...outside(), ...Array.from(sidebar.parentElement.children)]
+    .filter((el) => el !== sidebar && el !== backdrop && !el.contains(sidebar));
+
+  function isOpen() {
+    return root.classList.contains("drawer-open");
   }
 
   function setOpen(open) {
+    if (open === isOpen()) return;
+    root.classList.toggle("drawer-open", open);
     button.setAttribute("aria-expanded", String(open));
-    layout.classList.toggle("toc-open", open);
+    backdrop.hidden = !open;
+    for (const element of others()) element.inert = open;
     if (open) {
-      reveal();
-      // The table comes after the content in the document: take the keyboard there.
-      (current || toc.querySelector("a")).focus({ preventScroll: true });
+      sidebar.setAttribute("role", "dialog");
+      sidebar.setAttribute("aria-modal", "true");
+      sidebar.setAttribute("aria-label", "Contents");
+      reveal(sidebar, toc);
+      (toc.querySelector('[aria-current="page"]') || toc.querySelector("a")).focus({
+        preventScroll: true,
+      });
+    } else {
+      sidebar.removeAttribute("role");
+      sidebar.removeAttribute("aria-modal");
+      sidebar.removeAttribute("aria-label");
+      button.focus();
     }
   }
 
-  button.setAttribute("aria-controls", toc.id);
-  button.addEventListener("click", () => setOpen(button.getAttribute("aria-expanded") !== "true"));
+  // The stops shown: not those in a closed section (skipped, not removed, from the layout).
+  function focusable() {
+    return Array.from(sidebar.querySelectorAll("a[href], button, input, summary")).filter((el) =>
+      el.checkVisibility(),
+    );
+  }
+
+  button.addEventListener("click", () => setOpen(!isOpen()));
+  close.addEventListener("click", () => setOpen(false));
+  backdrop.addEventListener("click", () => setOpen(false));
   sidebar.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && layout.classList.contains("toc-open")) {
+    if (!isOpen()) return;
+    if (event.key === "Escape") {
+      event.preventDefault();
       setOpen(false);
-      button.focus();
+    } else if (event.key === "Tab") {
+      const stops = focusable();
+      const first = stops[0];
+      const last = stops[stops.length - 1];
+      if (event.shiftKey && document.activeElement === first) {
+        event.preventDefault();
+        last.focus();
+      } else if (!event.shiftKey && document.activeElement === last) {
+        event.preventDefault();
+        first.focus();
+      }
     }
   });
-  layout.classList.add("toc-collapsible");
-  button.hidden = false;
-  reveal();
+  phone.addEventListener("change", () => {
+    if (!phone.matches) setOpen(false);
+  });
+  window.requestAnimationFrame(() => {
+    window.requestAnimationFrame(() => root.classList.add("drawer-animate"));
+  });
+}
+
+// Scroll the sidebar (not the window) so the current page sits a third of the way down.
+function reveal(sidebar, toc) {
+  const current = toc.querySelector('[aria-current="page"]');
+  if (!current) return;
+  const offset = current.getBoundingClientRect().top - sidebar.getBoundingClientRect().top;
+  sidebar.scrollTop += offset - sidebar.clientHeight / 3;
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  const toc = document.getElementById("toc");
+  const sidebar = document.getElementById("sidebar");
+  if (!toc || !sidebar) return;
+  setUpFilter(toc);
+  const button = document.querySelector(".toc-toggle");
+  if (button) setUpDrawer(sidebar, toc, button);
+  reveal(sidebar, toc);
 });

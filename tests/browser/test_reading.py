@@ -98,7 +98,7 @@ def test_table_of_contents_collapses_and_opens_each_section(browse, small_tree):
 
 
 def test_table_of_contents_scrolls_the_current_page_into_view(browse, curriculum):
-    page = browse(LAST_CHAPTER, viewport={"width": 1280, "height": 500})  # a table taller than that
+    page = browse(LAST_CHAPTER, viewport={"width": 1280, "height": 300})  # a table taller than that
     sidebar = page.locator(".sidebar")
     current = sidebar.locator('[aria-current="page"]')
     expect(current).to_have_text("Pricing and Contracts")
@@ -108,7 +108,7 @@ def test_table_of_contents_scrolls_the_current_page_into_view(browse, curriculum
     assert page.evaluate("window.scrollY") == 0  # the sidebar scrolled, not the page
 
 
-def test_phone_keeps_the_table_of_contents_behind_a_button(browse, small_tree):
+def test_phone_keeps_the_table_of_contents_in_a_drawer_behind_a_button(browse, small_tree):
     page = browse("/area-a/section-a2/chapter-four/", viewport=PHONE)
     assert page.evaluate("document.documentElement.scrollWidth") == PHONE["width"]
     toc, button = page.locator("#toc"), page.get_by_role("button", name="Contents")
@@ -117,7 +117,11 @@ def test_phone_keeps_the_table_of_contents_behind_a_button(browse, small_tree):
     button.click()
     expect(button).to_have_attribute("aria-expanded", "true")
     expect(toc).to_be_visible()
-    assert toc.bounding_box()["y"] < page.locator("main").bounding_box()["y"]  # above the page
+    drawer = page.get_by_role("dialog", name="Contents")
+    expect(drawer).to_have_attribute("aria-modal", "true")
+    expect(drawer).to_have_css("transform", "none")  # slid in
+    box = drawer.bounding_box()  # over the page, from its left edge, the window's height
+    assert (box["x"], box["y"], box["height"]) == (0, 0, PHONE["height"])
     expect(toc.locator('[aria-current="page"]')).to_be_focused()
     page.keyboard.press("Escape")
     expect(toc).to_be_hidden()
@@ -165,14 +169,24 @@ def test_light_choice_is_remembered_on_a_dark_system(browse, small_tree):
     expect(page.get_by_role("button", name="Dark mode")).to_have_attribute("aria-pressed", "false")
 
 
-def test_print_shows_the_body_without_navigation_and_with_link_targets(browse, small_tree):
+def test_print_shows_the_body_without_navigation_and_with_link_targets(
+    browse, live_server, small_tree
+):
     page = browse("/area-a/section-a1/")
     page.emulate_media(media="print")
-    for selector in [".site-header", ".sidebar", ".breadcrumb", ".history-link"]:
+    for selector in [".site-header", ".sidebar", ".breadcrumb", ".history-link", ".site-footer"]:
         expect(page.locator(selector)).to_be_hidden()
     link = page.locator(".children a", has_text="Chapter One")
     after = link.evaluate("a => getComputedStyle(a, '::after').content")
-    assert after == '" (/area-a/section-a1/chapter-one/)"'
+    assert after == f'" ({live_server.url}/area-a/section-a1/chapter-one/)"'
+    header = page.locator(".print-header")
+    expect(header).to_be_visible()
+    today = page.evaluate(
+        "new Date().toLocaleDateString('en-US', {year: 'numeric', month: 'short', day: 'numeric'})"
+    )
+    expect(header).to_have_text(
+        f"Curriculum Wiki · {live_server.url}/area-a/section-a1/ · Printed {today}"
+    )
     expect_text_colour(page, "rgb(0, 0, 0)")
 
 
@@ -181,6 +195,7 @@ def test_pages_work_without_javascript(browse, small_tree):
     expect_text_colour(page, DARK_TEXT)  # the system's setting still applies
     for name in ["Dark mode", "Contents"]:  # the toggles need JavaScript
         expect(page.get_by_role("button", name=name)).to_be_hidden()
+    expect(page.get_by_label("Filter the chapters")).to_be_hidden()  # so does the filter
     toc = page.locator("#toc")
     expect(toc.get_by_role("link", name="Chapter One")).to_be_hidden()
     toc.locator("summary", has_text="Contents of “Section A1”").click()

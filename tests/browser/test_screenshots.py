@@ -1,4 +1,5 @@
-"""Screenshots of the home page and a chapter, at desktop and phone widths, light and dark.
+"""Screenshots of the home page, a chapter, a section and search results, at desktop and phone
+widths, light and dark, and of the phone's contents drawer.
 
 Saved to screenshots/<database>/ (git ignores it) for people to look at; the test checks
 that each was written at its viewport's size.
@@ -7,6 +8,7 @@ that each was written at its viewport's size.
 import struct
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import DESKTOP, PHONE, SCREENSHOTS
 
@@ -15,6 +17,8 @@ pytestmark = pytest.mark.browser
 PAGES = {
     "home": "/",
     "chapter": "/ml-systems/ml-compilers/graph-optimization-and-kernel-fusion/",
+    "section": "/ml-systems/ml-compilers/",
+    "search": "/search/?q=kernel",
 }
 VIEWPORTS = {"desktop": DESKTOP, "phone": PHONE}
 
@@ -26,7 +30,7 @@ def png_size(path):
     return struct.unpack(">II", header[16:24])
 
 
-def test_screenshots_of_home_and_a_chapter(browse, curriculum):
+def test_screenshots_of_the_readers_pages(browse, curriculum):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     saved = {}
     for page_name, path in PAGES.items():
@@ -36,9 +40,20 @@ def test_screenshots_of_home_and_a_chapter(browse, curriculum):
                 target = SCREENSHOTS / f"{page_name}-{width_name}-{scheme}.png"
                 page.screenshot(path=target)
                 saved[target.name] = png_size(target)
+    for scheme in ["light", "dark"]:
+        page = browse(PAGES["chapter"], viewport=PHONE, color_scheme=scheme)
+        page.get_by_role("button", name="Contents").click()
+        expect(page.get_by_role("dialog", name="Contents")).to_have_css("transform", "none")
+        target = SCREENSHOTS / f"drawer-phone-{scheme}.png"
+        page.screenshot(path=target)
+        saved[target.name] = png_size(target)
     assert saved == {
-        f"{page_name}-{width_name}-{scheme}.png": (viewport["width"], viewport["height"])
-        for page_name in PAGES
-        for width_name, viewport in VIEWPORTS.items()
-        for scheme in ["light", "dark"]
+        **{
+            f"{page_name}-{width_name}-{scheme}.png": (viewport["width"], viewport["height"])
+            for page_name in PAGES
+            for width_name, viewport in VIEWPORTS.items()
+            for scheme in ["light", "dark"]
+        },
+        "drawer-phone-light.png": (PHONE["width"], PHONE["height"]),
+        "drawer-phone-dark.png": (PHONE["width"], PHONE["height"]),
     }

@@ -3,8 +3,10 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
 from chapters.curriculum_file import CurriculumFileError, import_curriculum
+from chapters.media.transfer import MediaImportError, import_media
 
 
 class Command(BaseCommand):
@@ -14,19 +16,38 @@ class Command(BaseCommand):
         "siblings), any other is added; nodes that are not in the file are left as they are. "
         'Each added or changed node gets a revision "Imported from FILE". Into an empty '
         "database, it restores the exported tree exactly. A file with any problem changes "
-        "nothing, and every problem is listed with its entry."
+        "nothing, and every problem is listed with its entry. With --media DIR, the media "
+        "library's files written by export_curriculum --media are imported first, checked "
+        "as uploads are: new names added, changed files replaced."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path, help="A curriculum file (JSON, UTF-8).")
+        parser.add_argument(
+            "--media", type=Path, metavar="DIR", help="A folder of media (with media.json)."
+        )
 
-    def handle(self, *args, file, **options):
+    def handle(self, *args, file, media, **options):
         try:
             data = file.read_bytes()
+            files = {}
+            if media is not None:
+                files = {
+                    path.name: path.read_bytes()
+                    for path in sorted(media.iterdir())
+                    if path.is_file() and not path.name.startswith(".")
+                }
         except OSError as error:
-            raise CommandError(f"Cannot read {file}: {error.strerror}.") from error
+            raise CommandError(f"Cannot read {error.filename}: {error.strerror}.") from error
         try:
-            counts = import_curriculum(data, source=file.name)
+            with transaction.atomic():
+                done = import_media(files)
+                counts = import_curriculum(data, source=file.name)
+        except MediaImportError as error:
+            listed = "\n".join(f"- {problem}" for problem in error.problems)
+            raise CommandError(
+                f"{media} was not imported; nothing was changed:\n{listed}"
+            ) from error
         except CurriculumFileError as error:
             listed = "\n".join(f"- {problem}" for problem in error.problems)
             raise CommandError(
@@ -35,5 +56,5 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Imported {file}: {counts.added} added, {counts.changed} changed, "
             f"{counts.unchanged} unchanged; {counts.not_in_file} not in the file, left as they "
-            "were."
+            "were." + (f" Media: {len(done)} added or replaced." if media is not None else "")
         )

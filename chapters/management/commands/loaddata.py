@@ -8,7 +8,8 @@ does) and does both, in ``loaddata``'s transaction, under the tree's lock (``loc
 fixture writes tree fields, so no other write to the tree may run meanwhile):
 
 1. each node row's own fields are checked (``Node.field_problems``: the checks a curriculum
-   file's entries pass too), then it is saved as Django saves it, with a provisional path (a
+   file's entries pass too), and each pending change's and draft's choices (their
+   ``field_problems``), then it is saved as Django saves it, with a provisional path (a
    fixture's paths, if it has any, are not trusted, and two new rows must not share one);
    rows with problems are not saved, and the command fails with all of them once every row
    was read;
@@ -28,7 +29,7 @@ from django.core.management.base import CommandError
 from django.core.management.commands import loaddata
 
 from chapters.markdown import MarkdownError
-from chapters.models import PATH_MAX_LENGTH, REVISION_FIELDS, Link, Node, PathRedirect, lock_tree
+from chapters.models import PATH_MAX_LENGTH, REVISION_FIELDS, Node, PathRedirect, lock_tree
 
 
 class Command(loaddata.Command):
@@ -81,7 +82,7 @@ class Command(loaddata.Command):
                 Node.objects.filter(pk=node.pk).update(
                     body_html=node.body_html, body_text=node.body_text, headings=node.headings
                 )
-                Link.replace(node, links)
+                node.store_references(links)
                 record_loaded_revision(node)
         except MarkdownError as error:
             raise CommandError(f"Problem installing fixtures: {node}: {error}") from error
@@ -102,19 +103,22 @@ class Command(loaddata.Command):
         provisional path first.
 
         A node whose fields are wrong (``Node.field_problems``: a status or kind that is not
-        a choice, a blank or too long title, a date without a timezone, ...) is not saved; its
-        problems are kept, and ``loaddata`` fails with all of them once every row was read.
+        a choice, a blank or too long title, a date without a timezone, ...) is not saved, nor
+        a pending change or a draft whose choices are not choices
+        (``PendingChange.field_problems``, ``EditDraft.field_problems``); their problems are
+        kept, and ``loaddata`` fails with all of them once every row was read.
 
         Returns:
             Whether the row was saved, as Django's ``save_obj``.
         """
-        node = obj.object if isinstance(obj.object, Node) else None
+        row = obj.object
+        node = row if isinstance(row, Node) else None
+        problems = row.field_problems() if hasattr(row, "field_problems") else []
+        if problems:
+            label = f"“{node.title[:60]}”" if node is not None else row._meta.verbose_name
+            self.refused_rows.extend(f"{label} (pk {row.pk}): {problem}" for problem in problems)
+            return False
         if node is not None:
-            problems = node.field_problems()
-            if problems:
-                label = f"“{node.title[:60]}” (pk {node.pk})"
-                self.refused_rows.extend(f"{label}: {problem}" for problem in problems)
-                return False
             # No stored path starts with "/": these cannot meet a real one, nor each other.
             node.path = f"/loading/{len(self.loaded_nodes)}"
         saved = super().save_obj(obj)

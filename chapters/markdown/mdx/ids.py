@@ -27,8 +27,11 @@ __all__ = ["RESERVED_IDS", "IdFilter", "IdMarkExtension", "heading_slug"]
 # templates/chapters/ that include a body). tests/test_markdown_ids.py checks that a page
 # uses no other id besides its body's.
 RESERVED_IDS = frozenset(
-    {"content", "toc", "site-search-q", "site-search-results", "linked-from-heading"}
-)
+    {
+        "content", "toc", "site-search-q", "site-search-results", "linked-from-heading",
+        "sidebar", "toc-filter-q", "print-title", "print-toc-heading",
+    }
+)  # fmt: skip
 
 # The ids Python-Markdown's footnotes extension writes: "fn:1", "fnref:1", "fnref2:1", ...
 FOOTNOTE_ID_PREFIXES = ("fn:", "fnref")

@@ -154,7 +154,7 @@ def drop(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("chapters", "0013_roles"),
+        ("chapters", "0014_media"),
     ]
 
     operations = [

@@ -73,7 +73,7 @@ def drop_triggers(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("chapters", "0014_search"),
+        ("chapters", "0015_search"),
     ]
 
     operations = [
