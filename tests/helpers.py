@@ -146,8 +146,8 @@ SITE_SCRIPTS = [
     "/static/js/theme.js",
     "/static/js/keys.js",
     "/static/js/toc.js",
-    "/static/js/search-box.js",
     "/static/js/page.js",
+    "/static/js/search-box.js",
 ]
 
 
