@@ -22,7 +22,7 @@ from .edit import views as edit_views
 from .files import admin_views as markdown
 from .forms import NodeAdminForm
 from .history import all_revisions, with_size_changes
-from .models import Node, lock_tree
+from .models import Node, Synonym, lock_tree
 from .permissions import PUBLISHED, can_publish
 
 MAX_INDENTED_LEVEL = 8  # css/admin-tree.css indents depths 1 to 8
@@ -269,6 +269,14 @@ class NodeAdmin(DraggableMPTTAdmin):
                 + (f" with {restored} page{pluralize(restored)} under it." if restored else "."),
             )
         return redirect("admin:chapters_node_deleted")
+
+
+@admin.register(Synonym)
+class SynonymAdmin(admin.ModelAdmin):
+    """Other spellings that search finds a word by; the form folds and checks both words."""
+
+    list_display = ["word", "same_as"]
+    search_fields = ["word", "same_as"]
 
 
 # The media library's admin registers itself (chapters/media/admin.py).

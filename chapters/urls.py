@@ -51,6 +51,7 @@ urlpatterns = [
     path("sitemap.xml", crawlers.sitemap_xml, name="sitemap"),
     path("sitemap-<slug:section>.xml", crawlers.sitemap_section, name="sitemap-section"),
     path("search/", views.search_results, name="search"),
+    path("search/top.json", views.search_top_results, name="search-top"),
     path("recent/", views.recent_changes, name="recent"),
     path("recent/feed/", feeds.RecentChangesFeed(), name="recent-feed"),
     path("feeds/<nodepath:path>/", feeds.SectionChangesFeed(), name="section-feed"),

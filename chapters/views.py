@@ -3,19 +3,23 @@
 Short function views.
 """
 
+import hashlib
+
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, QueryDict
+from django.http import Http404, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import condition, require_GET, require_http_methods
 
 from . import contents, history, landing, navigation, readiness, search
 from .caching import cached_page, version
+from .caching.validators import last_modified
 from .edit.workflow import page_tools, revert, revert_plan
 from .forms import AreaForm, CompareForm, SearchForm
 from .markdown import MarkdownError, render_markdown
@@ -240,8 +244,9 @@ def recent_changes(request):
 def search_results(request):
     """Render the search form and, for a query, a page of results; answer 400 for bad filters.
 
-    An empty query shows the form only. A page number that is not a number or is past the end
-    shows the first or the last page (``Paginator.get_page``).
+    An empty query shows the form only. A query that finds nothing shows the results of its
+    correction (``search.suggest``), when there is one. A page number that is not a number
+    or is past the end shows the first or the last page (``Paginator.get_page``).
     """
     form = SearchForm(request.GET)
     if not form.is_valid():
@@ -249,17 +254,63 @@ def search_results(request):
     query, area, status = (form.cleaned_data[name] for name in ("q", "area", "status"))
     context = {"form": form, "search_query": query}
     if query:
-        nodes = search.find_nodes(query, area=area, status=status)
+        parsed = search.parse_query(query)
+        nodes = search.find_nodes(parsed, area=area, status=status)
         page = Paginator(nodes, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
+        corrected = "" if page.paginator.count else search.suggest(query, area=area, status=status)
+        if corrected:
+            parsed = search.parse_query(corrected)
+            nodes = search.find_nodes(parsed, area=area, status=status)
+            page = Paginator(nodes, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
+            context["corrected"] = corrected
         ancestors = navigation.breadcrumbs(page)
         context["page"] = page
         context["results"] = [
-            {"node": node, "ancestors": ancestors[node.pk], "snippet": search.snippet(node, query)}
+            {
+                "node": node,
+                "title": search.highlight(node.title, parsed),
+                "ancestors": ancestors[node.pk],
+                "snippet": search.snippet(node, parsed),
+            }
             for node in page
         ]
+        context["areas"] = form.fields["area"].choices[1:]
+        context["filtered"] = bool(area or status)
         context["params"] = QueryDict(mutable=True)
         context["params"].update({key: value for key, value in form.cleaned_data.items() if value})
     return render(request, "chapters/search.html", context)
+
+
+def _typed(request):
+    """Return the query of a request for top results, cut as the search page cuts it."""
+    return " ".join(request.GET.get("q", "").split())[: search.MAX_QUERY_LENGTH]
+
+
+def _top_results_etag(request):
+    """Return the ETag of the top results for a request: the version of the pages and the
+    query (the same for every viewer: results do not depend on who asks)."""
+    digest = hashlib.sha256(_typed(request).encode()).hexdigest()[:16]
+    return f'"{version(request)}-{digest}"'
+
+
+@require_GET
+@condition(etag_func=_top_results_etag, last_modified_func=last_modified)
+def search_top_results(request):
+    """Answer the top results for ``q`` as JSON, for the header's search box as one types.
+
+    Kept in Django's cache under the version of the pages, as pages are, and answered 304
+    while the ETag matches. A query with a NUL character (which the search page refuses)
+    answers no results.
+    """
+    query = _typed(request)
+    key = f"search-top:{hashlib.sha256(query.encode()).hexdigest()}"
+    data = cache.get(key, version=version(request))
+    if data is None:
+        data = {"corrected": "", "results": []} if "\x00" in query else search.top_results(query)
+        cache.set(key, data, version=version(request))
+    response = JsonResponse({"query": query, **data}, json_dumps_params={"ensure_ascii": False})
+    response["Cache-Control"] = "no-cache"
+    return response
 
 
 @staff_member_required

@@ -16,7 +16,9 @@ from chapters.markdown import (
 )
 from chapters.markdown.mdx.nested_lists import reindent_nested_lists
 
-X_SQUARED = '<math display="inline"><mrow><msup><mi>x</mi><mn>2</mn></msup></mrow></math>'
+X_SQUARED = (
+    '<math alttext="x^2" display="inline"><mrow><msup><mi>x</mi><mn>2</mn></msup></mrow></math>'
+)
 
 
 def test_render_markdown_empty_body_is_empty():
@@ -184,8 +186,9 @@ def test_render_markdown_refuses_blocks_nested_too_deeply():
         ("- one\n- two\n\n```python\nreturn 1\n```", "one two return 1"),
         ("Use `<script>alert(1)</script>` here.", "Use <script>alert(1)</script> here."),
         ("<div>x</div><div>y</div>", "x y"),
-        ("Costs $O(n)$ per $x_i$.", "Costs O(n) per xi."),
-        (r"$\begin{matrix}a&b\\c&d\end{matrix}$", "a b c d"),
+        # A formula reads as its TeX source.
+        ("Costs $O(n)$ per $x_i$.", "Costs O(n) per x_i."),
+        (r"$\begin{matrix}a&b\\c&d\end{matrix}$", r"\begin{matrix}a&b\\c&d\end{matrix}"),
         ('!!! tip "Fuse early"\n    Fewer launches.', "Fuse early Fewer launches."),
         ("- [x] Done", "Done"),
     ],
@@ -196,15 +199,16 @@ def test_html_to_text_keeps_the_words_a_reader_reads(source, text):
 
 def test_render_markdown_renders_inline_math_as_mathml():
     assert render_markdown(r"Let $x^2$ grow; $\alpha$ too.") == (
-        f'<p>Let {X_SQUARED} grow; <math display="inline"><mrow><mi>α</mi></mrow></math> too.</p>'
+        f'<p>Let {X_SQUARED} grow; <math alttext="\\alpha" display="inline"><mrow><mi>α</mi>'
+        "</mrow></math> too.</p>"
     )
 
 
 def test_render_markdown_renders_display_math_as_mathml():
     assert render_markdown("Before\n\n$$\n\\frac{a}{b}\n$$\n\nAfter") == (
         "<p>Before</p>\n"
-        '<p><math display="block"><mrow><mfrac><mrow><mi>a</mi></mrow><mrow><mi>b</mi></mrow>'
-        "</mfrac></mrow></math></p>\n"
+        '<p><math alttext="\\frac{a}{b}" display="block"><mrow><mfrac><mrow><mi>a</mi></mrow>'
+        "<mrow><mi>b</mi></mrow></mfrac></mrow></math></p>\n"
         "<p>After</p>"
     )
 
@@ -217,7 +221,8 @@ def test_render_markdown_renders_parenthesis_and_bracket_math():
 
 def test_render_markdown_keeps_display_math_lines_as_tex_not_markdown():
     assert render_markdown("$$\na\n- b\n$$") == (
-        '<p><math display="block"><mrow><mi>a</mi><mo>−</mo><mi>b</mi></mrow></math></p>'
+        '<p><math alttext="a\n- b" display="block"><mrow><mi>a</mi><mo>−</mo><mi>b</mi></mrow>'
+        "</math></p>"
     )
 
 
@@ -255,7 +260,8 @@ def test_render_markdown_shows_an_unreadable_formula_as_its_marked_source():
 
 def test_render_markdown_keeps_markdown_out_of_formulas():
     assert render_markdown("$a_1 * b_2 * [c](d)$") == (
-        '<p><math display="inline"><mrow><msub><mi>a</mi><mn>1</mn></msub><mo>*</mo>'
+        '<p><math alttext="a_1 * b_2 * [c](d)" display="inline"><mrow><msub><mi>a</mi>'
+        "<mn>1</mn></msub><mo>*</mo>"
         '<msub><mi>b</mi><mn>2</mn></msub><mo>*</mo><mo stretchy="false">[</mo><mi>c</mi>'
         '<mo stretchy="false">]</mo><mo stretchy="false">(</mo><mi>d</mi>'
         '<mo stretchy="false">)</mo></mrow></math></p>'
@@ -267,12 +273,14 @@ def test_render_markdown_keeps_markdown_out_of_formulas():
     [
         (
             r"$\text{</math><script>alert(1)</script>}$",
-            '<p><math display="inline"><mrow><mtext>&lt;/math&gt;&lt;script&gt;alert(1)'
+            '<p><math alttext="\\text{&lt;/math&gt;&lt;script&gt;alert(1)&lt;/script&gt;}" '
+            'display="inline"><mrow><mtext>&lt;/math&gt;&lt;script&gt;alert(1)'
             "&lt;/script&gt;</mtext></mrow></math></p>",
         ),
         (
             "$</math><img src=x onerror=alert(1)>$",
-            '<p><math display="inline"><mrow><mo>&lt;</mo><mo>/</mo><mi>m</mi><mi>a</mi>'
+            '<p><math alttext="&lt;/math&gt;&lt;img src=x onerror=alert(1)&gt;" '
+            'display="inline"><mrow><mo>&lt;</mo><mo>/</mo><mi>m</mi><mi>a</mi>'
             "<mi>t</mi><mi>h</mi><mo>&gt;</mo><mo>&lt;</mo><mi>i</mi><mi>m</mi><mi>g</mi>"
             "<mi>s</mi><mi>r</mi><mi>c</mi><mo>=</mo><mi>x</mi><mi>o</mi><mi>n</mi><mi>e</mi>"
             "<mi>r</mi><mi>r</mi><mi>o</mi><mi>r</mi><mo>=</mo><mi>a</mi><mi>l</mi><mi>e</mi>"
@@ -281,13 +289,15 @@ def test_render_markdown_keeps_markdown_out_of_formulas():
         ),
         (
             r"$\href{javascript:alert(1)}{x}$",
-            '<p><math display="inline"><mrow><mrow><mrow><mi>x</mi></mrow></mrow></mrow>'
-            "</math></p>",
+            '<p><math alttext="\\href{javascript:alert(1)}{x}" display="inline"><mrow><mrow>'
+            "<mrow><mi>x</mi></mrow></mrow></mrow></math></p>",
         ),
         (
             r"$\style{background:url(javascript:alert(1))}{x}$ $\class{site-header}{y}$",
-            '<p><math display="inline"><mrow><mrow><mi>x</mi></mrow></mrow></math> '
-            '<math display="inline"><mrow><mrow><mi>y</mi></mrow></mrow></math></p>',
+            '<p><math alttext="\\style{background:url(javascript:alert(1))}{x}" '
+            'display="inline"><mrow><mrow><mi>x</mi></mrow></mrow></math> '
+            '<math alttext="\\class{site-header}{y}" display="inline"><mrow><mrow><mi>y</mi>'
+            "</mrow></mrow></math></p>",
         ),
         (
             '<math href="javascript:alert(1)"><maction actiontype="statusline" '

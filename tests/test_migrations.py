@@ -76,7 +76,7 @@ def test_render_bodies_renders_every_body_with_the_current_pipeline(small_tree, 
     assert capsys.readouterr().out == "Rendered 11 bodies again.\n"
     chapter = Node.objects.get(title="Chapter One")
     assert chapter.body_html == (
-        '<p>Costs <math display="inline"><mrow><mi>n</mi></mrow></math>, see '
+        '<p>Costs <math alttext="n" display="inline"><mrow><mi>n</mi></mrow></math>, see '
         '<a class="wikilink" href="/area-a/section-a1/chapter-two/">Chapter Two</a>.</p>'
     )
     assert chapter.outgoing_links.get().target.title == "Chapter Two"

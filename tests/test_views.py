@@ -267,8 +267,9 @@ def test_stylesheets_and_scripts_are_files_of_this_site(client, curriculum):
         True,
         True,
         True,
+        True,
     ]
-    assert [script.string for script in page.find_all("script")] == [None] * 4
+    assert [script.string for script in page.find_all("script")] == [None] * 5
 
 
 def wide_outline(areas, sections, chapters):

@@ -35,7 +35,7 @@ MATHML_TAGS = frozenset(
 )  # fmt: skip
 
 MATHML_ATTRIBUTES = {
-    "math": ["display"],
+    "math": ["alttext", "display"],
     "menclose": ["notation"],
     "mfrac": ["linethickness"],
     "mi": ["mathvariant"],

@@ -30,27 +30,35 @@ MARKS = {"a": MARK_LINK_CLASSES, "span": MARK_SPAN_CLASSES}
 
 
 class _TextCollector(HTMLParser):
-    """Collect the text of sanitized HTML, leaving out the marks (``MARKS``)."""
+    """Collect the text of sanitized HTML, leaving out the marks (``MARKS``), and reading a
+    formula as its TeX source (``alttext``) rather than its MathML's text."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.parts = []
         self.in_mark = None  # the tag of the mark being read; marks hold only text
+        self.in_formula = False
 
     def handle_starttag(self, tag, attrs):
-        if tag in MARKS and MARKS[tag] & set((dict(attrs).get("class") or "").split()):
+        attributes = dict(attrs)
+        if tag in MARKS and MARKS[tag] & set((attributes.get("class") or "").split()):
             self.in_mark = tag
+        if tag == "math" and attributes.get("alttext"):
+            self.parts.append(attributes["alttext"])
+            self.in_formula = True
         if tag not in INLINE_TAGS:
             self.parts.append(" ")
 
     def handle_endtag(self, tag):
         if tag == self.in_mark:
             self.in_mark = None
+        if tag == "math":
+            self.in_formula = False
         if tag not in INLINE_TAGS:
             self.parts.append(" ")
 
     def handle_data(self, data):
-        if self.in_mark is None:
+        if self.in_mark is None and not self.in_formula:
             self.parts.append(data)
 
 
@@ -58,9 +66,9 @@ def html_to_text(html):
     """Return the text a reader reads in HTML made by :func:`render_markdown`, on one line.
 
     Entities are decoded (the result is plain text, to be escaped wherever it is shown), block
-    boundaries become spaces, runs of whitespace become one space, and the permalink and
-    footnote marks and code labels the extensions add are left out. Search matches and
-    quotes this text.
+    boundaries become spaces, runs of whitespace become one space, the permalink and
+    footnote marks and code labels the extensions add are left out, and a formula is its TeX
+    source (its ``alttext``). Search matches and quotes this text.
 
     Args:
         html: sanitized HTML, as :func:`render_markdown` returns it; may be empty.

@@ -8,6 +8,7 @@
 - :mod:`.links`: ``Link`` (derived from bodies), ``PathRedirect`` (old paths) and
   ``LinkResolver`` (what a ``[[wiki link]]`` means);
 - :mod:`.version`: ``WikiVersion``, which every cache is keyed by;
+- :mod:`.synonyms`: ``Synonym``, other spellings that search finds a word by;
 - :mod:`.media`: the media library, ``MediaItem`` (an uploaded image or file under a stable
   name), ``MediaVersion`` (the files it held before) and ``MediaUse`` (a body's references to
   one, derived like links);
@@ -29,6 +30,7 @@ from .rules import (
     NodeRules,
     unique_slug,
 )
+from .synonyms import Synonym
 from .tree import TREE_FIELDS, NodeManager, NodeQuerySet, cache_trees, lock_tree
 from .version import WikiVersion
 from .watches import Watch
@@ -55,6 +57,7 @@ __all__ = [
     "NodeRules",
     "PathRedirect",
     "PendingChange",
+    "Synonym",
     "Watch",
     "WikiVersion",
     "cache_trees",

@@ -28,8 +28,8 @@ __all__ = ["RESERVED_IDS", "IdFilter", "IdMarkExtension", "heading_slug"]
 # uses no other id besides its body's.
 RESERVED_IDS = frozenset(
     {
-        "content", "toc", "site-search-q", "linked-from-heading", "sidebar", "toc-filter-q",
-        "print-title", "print-toc-heading",
+        "content", "toc", "site-search-q", "site-search-results", "linked-from-heading",
+        "sidebar", "toc-filter-q", "print-title", "print-toc-heading",
     }
 )  # fmt: skip
 

@@ -57,8 +57,8 @@ def formula_element(latex, display, source):
         source: the formula as written, delimiters included, shown if it cannot be read.
 
     Returns:
-        A ``math`` element, or a ``code`` element of class ``math-error`` holding the source
-        when latex2mathml cannot convert the formula.
+        A ``math`` element with the TeX source as its ``alttext``, or a ``code`` element of
+        class ``math-error`` holding the source when latex2mathml cannot convert the formula.
     """
     try:
         math = convert_to_element(latex.strip(), display=display)
@@ -69,6 +69,9 @@ def formula_element(latex, display, source):
         error.text = AtomicString(source)
         return error
     del math.attrib["xmlns"]  # not needed for MathML in HTML, and not allowed by the sanitizer
+    # The TeX source, MathML's own text alternative: for readers without MathML, and the text
+    # that search matches and quotes (chapters.markdown.text.html_to_text).
+    math.set("alttext", latex.strip())
     for element in math.iter():
         if element.text:
             element.text = AtomicString(html.unescape(element.text))

@@ -1,0 +1,235 @@
+"""Full-text search over the nodes' titles and body text, best matches first.
+
+:func:`find_nodes` returns the matching nodes as a lazy queryset, ready for a ``Paginator``;
+:func:`suggest` offers the query with its misspelt words corrected when nothing matches;
+:func:`snippet` and :func:`highlight` quote a result's body and title with the matched words
+in ``<mark>``. docs/search.md tells the whole story.
+
+A query is read once for every database (:mod:`.query`: words, phrases, substrings, the
+editors' synonyms, prefixes and stop words), then matched by one implementation per
+database, chosen by the connection's ``vendor``: :mod:`.postgresql` (full-text search in two
+configurations, and ``pg_trgm``) or :mod:`.sqlite` (two FTS5 indexes). On both, a node whose
+title is the query (ignoring case, in any spelling) comes first, then nodes with every term
+in their title, then (PostgreSQL only) by ``ts_rank``, then in tree order. Snippets and
+highlights are computed the same way on both, in Python, from the text readers read.
+"""
+
+import re
+
+from django.db import connections
+from django.db.models import Case, Q, Value, When
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+
+from ..models import Node, Synonym
+from ..navigation import breadcrumbs
+from . import postgresql, sqlite
+from .query import highlighter, parse, query_terms, similarity, words
+
+__all__ = [
+    "MAX_QUERY_LENGTH",
+    "MIN_TYPED",
+    "find_nodes",
+    "highlight",
+    "parse_query",
+    "query_terms",
+    "snippet",
+    "suggest",
+    "top_results",
+]
+
+MAX_QUERY_LENGTH = 200  # longer queries are cut (forms.SearchForm); no title is longer
+SNIPPET_WORDS = 30
+SNIPPET_WORDS_BEFORE_MATCH = 8
+MIN_SUGGESTION_SIMILARITY = 0.3  # below, a title word is no likely correction
+MAX_CORRECTED_WORDS = 4  # words of one query looked up for a correction
+MIN_TYPED = 2  # characters typed before the header's box offers results (top_results)
+TOP_RESULTS = 8
+
+# Control characters (but tab and newline) are no text a reader reads; a snippet drops them.
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _backend(nodes):
+    """Return the module that searches the database of ``nodes``."""
+    return postgresql if connections[nodes.db].vendor == "postgresql" else sqlite
+
+
+def parse_query(query):
+    """Return ``query`` parsed (:func:`.query.parse`) with the editors' synonyms."""
+    return parse(query, synonyms=lambda found: Synonym.objects.variants_of(found))
+
+
+def find_nodes(query, *, area="", status=""):
+    """Return the nodes that match ``query``, best first.
+
+    Args:
+        query: what the reader typed, already cut to :data:`MAX_QUERY_LENGTH`.
+        area: the slug of an area to search in, or "" for all.
+        status: a ``Node.Status`` value to keep, or "" for all.
+
+    Returns:
+        A lazy queryset of nodes, without their Markdown body and HTML. Empty when the query
+        has nothing to search for (only punctuation, or only stop words).
+    """
+    nodes = _filtered(area, status)
+    parsed = parse_query(query) if isinstance(query, str) else query
+    if not parsed:
+        return nodes.none()
+    title_is_query = Q()
+    for title in parsed.titles():
+        title_is_query |= Q(title__iexact=title)
+    equal = (
+        Case(When(title_is_query, then=Value(True)), default=Value(False))
+        if title_is_query
+        else Value(False)
+    )
+    return _backend(nodes).find(nodes, parsed, equal)
+
+
+def _filtered(area, status):
+    """Return the nodes of ``area`` and ``status`` ("" for all), without bodies and HTML."""
+    nodes = Node.objects.defer("body", "body_html")
+    if area:
+        nodes = nodes.in_area(area)
+    if status:
+        nodes = nodes.filter(status=status)
+    return nodes
+
+
+def suggest(query, *, area="", status=""):
+    """Return ``query`` with its unknown words replaced by the likeliest words of titles.
+
+    For a query that finds nothing: each word of it (up to :data:`MAX_CORRECTED_WORDS`)
+    that finds nothing on its own is replaced by the word of a title most like it
+    (:func:`.query.similarity`, at least :data:`MIN_SUGGESTION_SIMILARITY`), among the
+    titles the database's trigram index offers (``pg_trgm`` on PostgreSQL, FTS5's trigram
+    table on SQLite), so a suggestion is built from the wiki's own words.
+
+    Returns:
+        The corrected query, in lower case, or "" when there is nothing to correct or the
+        corrected query finds nothing either.
+    """
+    nodes = _filtered(area, status)
+    parsed = parse_query(query)
+    corrected, changed = [], False
+    for index, term in enumerate(parsed.terms):
+        if term.kind != "word" or index >= MAX_CORRECTED_WORDS or find_nodes(term.text).exists():
+            corrected.append(term.text if term.kind == "word" else f'"{term.text}"')
+            continue
+        word = _likeliest_word(nodes, term.words[0])
+        changed |= word is not None
+        corrected.append(word or term.text)
+    suggestion = " ".join(corrected + [f"-{term.text}" for term in parsed.excluded])
+    if not changed or not find_nodes(suggestion, area=area, status=status).exists():
+        return ""
+    return suggestion.lower()
+
+
+def _likeliest_word(nodes, word):
+    """Return the word of a title most like ``word``, or None when none is like enough."""
+    best, best_similarity = None, MIN_SUGGESTION_SIMILARITY
+    for title in _backend(nodes).title_candidates(nodes, word):
+        for candidate in words(title):
+            score = similarity(word, candidate)
+            if score > best_similarity or (score == best_similarity and best is None):
+                best, best_similarity = candidate, score
+    return best
+
+
+def top_results(query):
+    """Return the best few results for ``query``, for the search box as the reader types.
+
+    The first :data:`TOP_RESULTS` nodes :func:`find_nodes` finds, or those of the query's
+    correction (:func:`suggest`) when it finds none; nothing for a query shorter than
+    :data:`MIN_TYPED` characters.
+
+    Returns:
+        A dict: ``corrected`` (the correction shown, or "") and ``results``, a list of dicts
+        with the node's ``title``, ``title_html`` (the title with matched words in
+        ``<mark>``, escaped: :func:`highlight`), ``url`` and ``path`` (the titles of its area
+        and sections, joined by " › ").
+    """
+    query = " ".join(query.split())
+    corrected = ""
+    nodes = []
+    if len(query) >= MIN_TYPED:
+        parsed = parse_query(query)
+        nodes = list(find_nodes(parsed)[:TOP_RESULTS])
+        corrected = "" if nodes else suggest(query)
+        if corrected:
+            parsed = parse_query(corrected)
+            nodes = list(find_nodes(parsed)[:TOP_RESULTS])
+    ancestors = breadcrumbs(nodes)
+    return {
+        "corrected": corrected,
+        "results": [
+            {
+                "title": node.title,
+                "title_html": str(highlight(node.title, parsed)),
+                "url": node.get_absolute_url(),
+                "path": " › ".join(ancestor.title for ancestor in ancestors[node.pk]),
+            }
+            for node in nodes
+        ],
+    }
+
+
+def snippet(node, query):
+    """Return a quote of ``node``'s body text with the words ``query`` matches in ``<mark>``.
+
+    About :data:`SNIPPET_WORDS` words, from a few words before the first match (or from the
+    start of the text when none is in the body, e.g. for a title match); "…" marks where the
+    text was cut.
+
+    Args:
+        node: a node as :func:`find_nodes` returned it.
+        query: the query given to :func:`find_nodes`.
+
+    Returns:
+        Safe HTML: escaped text and ``<mark>`` elements; "" for a node without a body.
+    """
+    text = " ".join(CONTROL.sub("", node.body_text).split(" "))
+    spans = _spans(query)
+    found = spans(text)
+    text_words = text.split(" ") if text else []
+    start = 0
+    if found:
+        start = max(0, text.count(" ", 0, found[0][0]) - SNIPPET_WORDS_BEFORE_MATCH)
+    end = start + SNIPPET_WORDS
+    quote = " ".join(
+        (["…"] if start > 0 else [])
+        + text_words[start:end]
+        + (["…"] if end < len(text_words) else [])
+    )
+    return _marked(quote, spans(quote))
+
+
+def highlight(title, query):
+    """Return ``title`` with the words ``query`` matches in ``<mark>``, as safe HTML."""
+    return _marked(title, _spans(query)(title))
+
+
+def _spans(query):
+    """Return the highlighter of ``query`` (a string, or a parsed query)."""
+    return highlighter(parse_query(query) if isinstance(query, str) else query)
+
+
+def _marked(text, spans):
+    """Return ``text`` escaped, with each of ``spans`` wrapped in ``<mark>``.
+
+    This is where search output becomes HTML: every part is escaped and ``<mark>`` is the
+    only markup added, so neither a body nor a query can inject any, which makes the result
+    safe to mark so.
+
+    Args:
+        text: plain text.
+        spans: sorted, non-overlapping ``(start, end)`` pairs of offsets in ``text``.
+    """
+    parts, position = [], 0
+    for start, end in spans:
+        parts.append(escape(text[position:start]))
+        parts.append(f"<mark>{escape(text[start:end])}</mark>")
+        position = end
+    parts.append(escape(text[position:]))
+    return mark_safe("".join(parts))

@@ -1,0 +1,154 @@
+"""Search on PostgreSQL: full-text search in two configurations, and ``pg_trgm``.
+
+The document is the title (weight A) and the body text (weight B), each parsed twice: with
+``chapters_english`` (English stems, so "optimizing" finds "Optimization") and with
+``chapters_simple`` (words as written, in any language and script); both configurations fold
+accents with ``unaccent``. Migration 0014 makes them, and stores the two vectors in generated
+columns, so that ranking thousands of matches reads vectors rather than parsing their bodies
+again. A word of the query is looked for in
+both, its prefixes with ``simple`` (``'backprop':*``); a phrase in both, words in a row; a
+substring (Chinese, Japanese) with ``LIKE``, which the trigram indexes serve. Migration 0014
+indexes the document with GIN, and the title and body text with ``gin_trgm_ops``. ``<`` in
+the text reaches the parser as a blank, since it would otherwise read text such as
+``vector<float>`` as an HTML tag and skip it; in the query too.
+"""
+
+from django.contrib.postgres.lookups import TrigramWordSimilar
+from django.contrib.postgres.search import (
+    SearchQuery,
+    SearchRank,
+    SearchVectorField,
+    TrigramWordSimilarity,
+)
+from django.db import connections
+from django.db.models import BooleanField, Case, F, Q, Value, When
+from django.db.models.expressions import RawSQL
+
+__all__ = ["DOCUMENT", "find", "title_candidates"]
+
+ENGLISH, SIMPLE = "chapters_english", "chapters_simple"
+CANDIDATES = 20  # titles read to correct one word
+WORD_SIMILARITY = 0.3  # pg_trgm.word_similarity_threshold while looking for them
+
+# The stored vectors of migration 0014: generated columns, not model fields. The GIN index
+# is on DOCUMENT, both joined.
+ENGLISH_VECTOR, SIMPLE_VECTOR, DOCUMENT = "search_english", "search_simple", "search_document"
+TITLE_DOCUMENT = f"ts_filter({DOCUMENT}, '{{a}}')"  # the title's words only (weight A)
+
+
+def _vector(sql):
+    """Return a stored vector (or an expression of them) as a query expression."""
+    return RawSQL(sql, [], output_field=SearchVectorField())
+
+
+def _rank(terms):
+    """Return ``ts_rank`` of the vector in each configuration, for the query in it, summed.
+
+    Ranked apart, as ``ts_rank`` counts how near the query's words are to each other (in the
+    two configurations joined, the words of one would be near those of the other), and a
+    stem of one configuration would match a word of the other.
+    """
+    rank = Value(0.0)
+    for config, vector in ((ENGLISH, ENGLISH_VECTOR), (SIMPLE, SIMPLE_VECTOR)):
+        tsquery = None
+        for term in terms:
+            part = _term_query(term, configs=(config,))
+            tsquery = part if tsquery is None else tsquery & part
+        rank = rank + SearchRank(_vector(vector), tsquery)
+    return rank
+
+
+def _term_query(term, configs=(ENGLISH, SIMPLE)):
+    """Return the ``SearchQuery`` of a word, phrase or "any" term, in ``configs``.
+
+    Prefixes are looked for in ``chapters_simple`` only, among words as written.
+    """
+    text = term.text.replace("<", " ")
+    if term.kind == "any":
+        result = _term_query(term.options[0], configs)
+        for option in term.options[1:]:
+            result |= _term_query(option, configs)
+        return result
+    kinds = [("phrase", text)] if term.kind == "phrase" else [("plain", s) for s in term.spellings]
+    if SIMPLE in configs:
+        # A prefix is letters and digits only (query.WORD), so it is safe as raw syntax.
+        kinds += [("raw", f"{prefix}:*") for prefix in term.prefixes]
+    result = None
+    for search_type, value in kinds:
+        for config in configs if search_type != "raw" else (SIMPLE,):
+            query = SearchQuery(value, search_type=search_type, config=config)
+            result = query if result is None else result | query
+    return result
+
+
+def _substring(term):
+    """Return a condition true for nodes whose title or body text contains ``term``.
+
+    Case matters (``LIKE``, which the trigram indexes serve): the scripts written without
+    spaces have none.
+    """
+    return Q(title__contains=term.text) | Q(body_text__contains=term.text)
+
+
+def find(nodes, query, title_is_query):
+    """Return ``nodes`` filtered by ``query`` and ordered, best first.
+
+    Order: a title equal to the query first, then nodes with every term in the title, then
+    ``ts_rank`` (title above body, repeated words counting), then tree order.
+    """
+    words = [term for term in query.terms if term.kind != "substring"]
+    tsquery = None
+    for term in words:
+        tsquery = _term_query(term) if tsquery is None else tsquery & _term_query(term)
+    in_title = Q()
+    for term in query.terms:
+        if term.kind == "substring":
+            nodes = nodes.filter(_substring(term))
+            in_title &= Q(title__contains=term.text)
+    rank = Value(0.0)
+    nodes = nodes.alias(document=_vector(DOCUMENT))
+    if tsquery is not None:
+        nodes = nodes.filter(document=tsquery)
+        rank = _rank(words)
+    for term in query.excluded:
+        if term.kind == "substring":
+            nodes = nodes.exclude(_substring(term))
+        else:
+            nodes = nodes.exclude(document=_term_query(term))
+    if tsquery is not None:
+        nodes = nodes.alias(title_document=_vector(TITLE_DOCUMENT))
+        in_title &= Q(title_document=tsquery)
+    return (
+        nodes.alias(title_is_query=title_is_query, in_title=_boolean(in_title))
+        .annotate(rank=rank)
+        .order_by("-title_is_query", "-in_title", "-rank", "tree_id", "lft")
+    )
+
+
+def _boolean(condition):
+    """Return ``condition`` as a boolean expression to order by (False for no condition: a
+    query of excluded terms only has nothing to find in titles)."""
+    if not condition:
+        return Value(False)
+    return Case(
+        When(condition, then=Value(True)), default=Value(False), output_field=BooleanField()
+    )
+
+
+def title_candidates(nodes, word):
+    """Return titles that contain a word like ``word``, most alike first.
+
+    ``pg_trgm``'s word similarity (``title %> word``), served by the trigram index on
+    titles, with the threshold lowered to :data:`WORD_SIMILARITY` for this connection.
+    """
+    with connections[nodes.db].cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('pg_trgm.word_similarity_threshold', %s, false)",
+            [str(WORD_SIMILARITY)],
+        )
+    return list(
+        nodes.filter(TrigramWordSimilar(F("title"), Value(word)))
+        .annotate(similarity=TrigramWordSimilarity(word, "title"))
+        .order_by("-similarity", "tree_id", "lft")
+        .values_list("title", flat=True)[:CANDIDATES]
+    )

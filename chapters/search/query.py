@@ -1,0 +1,308 @@
+"""What a query asks for, read the same way for every database.
+
+:func:`parse` turns what a reader typed (web-search syntax: words, "quoted phrases",
+``-excluded`` terms) into a :class:`Query` of :class:`Term` objects, each of one kind:
+
+- a **word**, folded (:func:`fold`), with its other spellings (the editors' synonyms) and,
+  for a word in Cyrillic, its Russian stem, matched as a prefix so that other word forms are
+  found ("трансформеров" finds "Трансформеры"); the last word of the query is also matched
+  as a prefix, since the reader may still be typing it ("backprop" finds "Backpropagation");
+- a **phrase**, its words in a row: a quoted phrase, or a term such as ``q-learning`` or
+  ``memory_order_acquire`` that the databases' parsers split into several words;
+- a **substring**, for text written without spaces (Chinese, Japanese), where a word is no
+  unit to match: "张量" is found in "张量并行";
+- **any** of two or more words or phrases, written with ``or`` between them, as in
+  PostgreSQL's ``websearch_to_tsquery``: "quantization or pruning".
+
+Unquoted English stop words ("the", "and") are dropped, as PostgreSQL's ``english``
+configuration drops them, so a query of stop words only finds nothing on either database.
+:func:`highlighter` marks the words a query matches in any text, for titles and snippets;
+:func:`similarity` is ``pg_trgm``'s trigram similarity, for spelling suggestions.
+"""
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import snowballstemmer
+
+from .stopwords import ENGLISH_STOP_WORDS
+
+__all__ = [
+    "MIN_PREFIX",
+    "Query",
+    "Term",
+    "fold",
+    "highlighter",
+    "parse",
+    "query_terms",
+    "similarity",
+    "trigrams",
+    "words",
+]
+
+MIN_PREFIX = 3  # a shorter last word is matched whole: "c" would match half the wiki
+
+# One term of web-search syntax: an optional minus, then a "quoted phrase" (the closing quote
+# may be missing, as websearch_to_tsquery allows) or a run of other characters.
+WEB_TERM = re.compile(r'(?P<exclude>-?)(?:"(?P<phrase>[^"]*)"?|(?P<word>[^\s"]+))')
+
+# A word: a run of letters and digits, as PostgreSQL's parser and FTS5's unicode61 read them.
+WORD = re.compile(r"[^\W_]+")
+
+# Scripts written without spaces between words: CJK ideographs, kana, Thai, Lao, Khmer.
+NO_SPACE_SCRIPTS = re.compile(
+    "[\u0e00-\u0eff\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+)
+CYRILLIC = re.compile("[\u0400-\u04ff]")
+
+RUSSIAN = snowballstemmer.stemmer("russian")
+
+# Snowball's stemmers are pure Python, and a snippet stems every word of a body: the words of
+# bodies repeat, so stems are remembered.
+english_stem = lru_cache(maxsize=65536)(snowballstemmer.stemmer("english").stemWord)
+
+
+@lru_cache(maxsize=65536)
+def fold(text):
+    """Return ``text`` case-folded, with the accents of Latin letters removed.
+
+    Case is folded in every script ("ПРИВЕТ" → "привет"); accents are removed from Latin
+    letters only, as PostgreSQL's ``unaccent`` and FTS5's ``remove_diacritics`` do ("Bézier"
+    → "bezier"), so that "й" stays a letter of its own.
+    """
+    kept = []
+    for character in unicodedata.normalize("NFD", text):
+        if unicodedata.combining(character) and kept and kept[-1] < "\u0250":
+            continue
+        kept.append(character)
+    return unicodedata.normalize("NFC", "".join(kept)).casefold()
+
+
+def words(text):
+    """Return the folded words of ``text``, in order."""
+    return WORD.findall(fold(text))
+
+
+@dataclass
+class Term:
+    """One thing a result must contain (or, excluded, must not).
+
+    Attributes:
+        kind: "word", "phrase", "substring" or "any".
+        text: the term as typed (a phrase without its quotes).
+        words: its folded words; one for a word.
+        variants: other folded spellings of a word (synonyms), matched like it.
+        prefixes: folded strings a word of the text may start with to match: the word
+            itself when it is the query's last, its Russian stem for a Cyrillic word.
+        options: for "any", the word and phrase terms one of which must match.
+    """
+
+    kind: str
+    text: str
+    words: list
+    variants: list = field(default_factory=list)
+    prefixes: list = field(default_factory=list)
+    options: list = field(default_factory=list)
+
+    @property
+    def spellings(self):
+        """Return the word and its variants (for a word), without repeats."""
+        return list(dict.fromkeys(self.words + self.variants))
+
+
+@dataclass
+class Query:
+    """A parsed query: the terms a result must match and those it must not.
+
+    Attributes:
+        text: the query as typed.
+        terms: the :class:`Term` objects to match, all of them.
+        excluded: the :class:`Term` objects a result must not match.
+    """
+
+    text: str
+    terms: list
+    excluded: list
+
+    def __bool__(self):
+        """Return True when there is something to search for."""
+        return bool(self.terms or self.excluded)
+
+    def titles(self):
+        """Return the folded strings a title equal to the query may be, in any spelling.
+
+        The query's words joined by spaces, and the same with each word's variants in turn
+        ("language modelling" also as "language modeling"); empty when a term is excluded.
+        """
+        if self.excluded or not self.terms or any(t.kind == "any" for t in self.terms):
+            return []
+        base = [" ".join(term.words) for term in self.terms]
+        titles = [" ".join(base)]
+        for index, term in enumerate(self.terms):
+            for variant in term.variants:
+                titles.append(" ".join([*base[:index], variant, *base[index + 1 :]]))
+        return titles
+
+
+def query_terms(query):
+    """Split ``query`` in web-search syntax into the terms to find and the terms to exclude.
+
+    Terms without a letter or digit are dropped, as PostgreSQL's parser drops punctuation.
+
+    Returns:
+        A pair of lists of strings ``(terms, excluded)``; whitespace inside a phrase is one
+        space.
+    """
+    terms, excluded = [], []
+    for match in WEB_TERM.finditer(query):
+        term = " ".join((match["phrase"] or match["word"] or "").split())
+        if any(character.isalnum() for character in term):
+            (excluded if match["exclude"] else terms).append(term)
+    return terms, excluded
+
+
+def parse(text, synonyms=None):
+    """Read ``text`` (web-search syntax) into a :class:`Query`.
+
+    Args:
+        text: the query as typed.
+        synonyms: a function from a list of folded words to a dict mapping some of them to
+            lists of other spellings (``chapters.models.Synonym.variants_of``), or None.
+
+    Returns:
+        A :class:`Query`; falsy when nothing is left to search for.
+    """
+    terms, excluded, either = [], [], False
+    for match in WEB_TERM.finditer(text):
+        raw = " ".join((match["phrase"] or match["word"] or "").split())
+        if match["word"] and not match["exclude"] and raw.casefold() == "or":
+            either = bool(terms)
+            continue
+        term = _term(raw, quoted=match["phrase"] is not None)
+        if term is None:
+            continue
+        if match["exclude"]:
+            excluded.append(term)
+        elif either and term.kind != "substring" and terms[-1].kind != "substring":
+            terms[-1] = _either(terms[-1], term)
+        else:
+            terms.append(term)
+        either = False
+    single = [term for term in terms + excluded if term.kind == "word"]
+    single += [option for term in terms if term.kind == "any" for option in term.options]
+    single = [term for term in single if term.kind == "word"]
+    variants = synonyms([term.words[0] for term in single]) if synonyms and single else {}
+    for term in single:
+        term.variants = [v for v in variants.get(term.words[0], []) if v != term.words[0]]
+    last = terms[-1] if terms else None
+    if last is not None and last.kind == "word" and not text.rstrip().endswith('"'):
+        last.prefixes = [s for s in last.spellings if len(s) >= MIN_PREFIX] + last.prefixes
+    return Query(text=text, terms=terms, excluded=excluded)
+
+
+def _either(first, second):
+    """Return the "any" term of ``first`` or ``second``."""
+    options = (first.options if first.kind == "any" else [first]) + [second]
+    return Term(
+        "any",
+        " or ".join(option.text for option in options),
+        [word for option in options for word in option.words],
+        options=options,
+    )
+
+
+def _term(raw, quoted):
+    """Return the :class:`Term` for one term of the query, or None for nothing to match."""
+    folded = words(raw)
+    if not folded:
+        return None
+    if NO_SPACE_SCRIPTS.search(raw):
+        return Term("substring", raw, folded)
+    if len(folded) > 1 or (quoted and folded[0] in ENGLISH_STOP_WORDS):
+        return Term("phrase", raw, folded)
+    word = folded[0]
+    if word in ENGLISH_STOP_WORDS:
+        return None
+    term = Term("word", raw, [word])
+    if CYRILLIC.search(word):
+        stem = RUSSIAN.stemWord(word)
+        if stem != word and len(stem) >= MIN_PREFIX:
+            term.prefixes.append(stem)
+    return term
+
+
+def similarity(first, second):
+    """Return the trigram similarity of two strings, as ``pg_trgm``'s ``similarity()``.
+
+    Each word (a run of letters and digits, folded) is padded with two spaces before and
+    one after and cut into its three-character pieces; the similarity is the number of
+    pieces the two strings share over the number of distinct pieces in both (PostgreSQL's
+    documentation of ``pg_trgm``).
+
+    Returns:
+        A float from 0 (nothing shared) to 1.
+    """
+    a, b = trigrams(first), trigrams(second)
+    return len(a & b) / len(a | b) if a or b else 0.0
+
+
+def trigrams(text):
+    """Return the set of ``pg_trgm`` trigrams of ``text`` (see :func:`similarity`)."""
+    return {
+        padded[index : index + 3]
+        for word in words(text)
+        for padded in [f"  {word} "]
+        for index in range(len(padded) - 2)
+    }
+
+
+def highlighter(query):
+    """Return a function that finds where ``query`` matches in a text.
+
+    A word of the text matches a word of the query when their folded forms are equal, or
+    have the same English stem ("kernels" for "kernel"), or it starts with one of the
+    term's prefixes; a substring term matches wherever it occurs, ignoring case. Words of
+    phrases are matched one by one.
+
+    Returns:
+        A function from a text to the sorted, non-overlapping ``(start, end)`` spans that
+        match in it.
+    """
+    exact, stems, prefixes, substrings = set(), set(), [], []
+    for term in [option for each in query.terms for option in each.options or [each]]:
+        if term.kind == "substring":
+            substrings.extend(WORD.findall(term.text))
+            continue
+        for spelling in term.spellings:
+            exact.add(spelling)
+            stems.add(english_stem(spelling))
+        prefixes.extend(term.prefixes)
+    pattern = (
+        re.compile("|".join(map(re.escape, sorted(substrings, key=len, reverse=True))), re.I)
+        if substrings
+        else None
+    )
+
+    def matches(word):
+        folded = fold(word)
+        return (
+            folded in exact
+            or english_stem(folded) in stems
+            or any(folded.startswith(prefix) for prefix in prefixes)
+        )
+
+    def spans(text):
+        found = [match.span() for match in WORD.finditer(text) if matches(match.group())]
+        if pattern is not None:
+            found.extend(match.span() for match in pattern.finditer(text))
+        merged = []
+        for start, end in sorted(found):
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+            else:
+                merged.append((start, end))
+        return merged
+
+    return spans
