@@ -243,3 +243,22 @@ def test_a_broken_link_to_a_path_mends_when_a_node_comes_to_that_path(
         Node.objects.create(title="Later", kind=Node.Kind.SECTION, parent=node("Area A"))
     assert body_of("Chapter One") == '<a href="/area-a/later/">Later</a>'
     assert Link.objects.get(source=node("Chapter One")).target == node("Later")
+
+
+@pytest.mark.django_db
+def test_mending_links_that_fails_after_a_commit_is_logged_and_the_save_stands(
+    small_tree, monkeypatch, caplog, django_capture_on_commit_callbacks
+):
+    def fail(titles, paths):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr("chapters.models.node.mend_broken_links", fail)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        edit("Chapter One", title="Chapter One, renamed")
+
+    assert node("Chapter One, renamed").path == "area-a/section-a1/chapter-one"
+    assert [record.getMessage() for record in caplog.records] == [
+        "Error calling _mend_after_commit.<locals>.mend_broken_links_after_commit in "
+        "on_commit() (the database went away)."
+    ]

@@ -11,8 +11,6 @@ Every write goes through ``save()`` or ``delete()`` here, or ``NodeManager.move_
 taking it.
 """
 
-from functools import partial
-
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import Max, Value
@@ -229,7 +227,7 @@ class Node(NodeRules, MPTTModel):
             subtree = self.get_descendants(include_self=True)
             titles = {old_title, *subtree.values_list("title", flat=True)} - {None}
             paths = set(subtree.values_list("path", flat=True))
-            transaction.on_commit(partial(mend_broken_links, titles, paths), robust=True)
+            _mend_after_commit(titles, paths)
 
     def _rewrite_descendant_paths(self, old_path):
         """Move the stored paths of this node's descendants from ``old_path`` to its path.
@@ -310,7 +308,7 @@ class Node(NodeRules, MPTTModel):
         for source in linking:
             source.refresh_body()
         # A link that could mean one of them and another page now means the other.
-        transaction.on_commit(partial(mend_broken_links, titles, ()), robust=True)
+        _mend_after_commit(titles, ())
         return deleted
 
     def refresh_tree_fields(self):
@@ -408,6 +406,18 @@ def refresh_links_into(node):
     linking = Link.objects.filter(target__in=subtree).values("source")
     for source in Node.objects.filter(pk__in=linking):
         source.refresh_body()
+
+
+def _mend_after_commit(titles, paths):
+    """Call :func:`mend_broken_links` with ``titles`` and ``paths`` once the transaction
+    commits. A failure there is logged and the committed change stands: Django's robust
+    ``on_commit`` logs a failed callback by its ``__qualname__``, so the callback is a
+    function (a ``functools.partial`` has none, and the logging itself would fail)."""
+
+    def mend_broken_links_after_commit():
+        mend_broken_links(titles, paths)
+
+    transaction.on_commit(mend_broken_links_after_commit, robust=True)
 
 
 def mend_broken_links(titles, paths):
