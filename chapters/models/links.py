@@ -18,7 +18,7 @@ from django.db.models import Q
 
 from chapters.markdown import WIKI_LINK
 
-__all__ = ["Link", "LinkResolver", "PathRedirect"]
+__all__ = ["BodyReferences", "Link", "LinkResolver", "PathRedirect"]
 
 
 class PathRedirect(models.Model):
@@ -47,7 +47,21 @@ class PathRedirect(models.Model):
         cls.objects.bulk_create(cls(old_path=path, node_id=pk) for path, pk in moved.items())
 
 
-class Link(models.Model):
+class BodyReferences:
+    """What a node's body refers to, as rows derived from the body (links, media uses): all of
+    a node's rows are replaced at once each time its body is rendered. A mixin of models with
+    a ``source`` foreign key to the node."""
+
+    @classmethod
+    def replace(cls, source, rows):
+        """Make ``rows`` (unsaved) the stored rows of ``source``."""
+        cls.objects.filter(source=source).delete()
+        for row in rows:
+            row.source = source
+        cls.objects.bulk_create(rows)
+
+
+class Link(BodyReferences, models.Model):
     """A link in a node's body to a node: a ``[[wiki link]]`` or a Markdown link to a path.
 
     Derived from the body whenever it is rendered; ``target`` is None for a broken link, and
@@ -74,14 +88,6 @@ class Link(models.Model):
 
     def __str__(self):
         return f"{self.source} → {self.target or self.text}"
-
-    @classmethod
-    def replace(cls, source, links):
-        """Make ``links`` the stored links of ``source``."""
-        cls.objects.filter(source=source).delete()
-        for link in links:
-            link.source = source
-        cls.objects.bulk_create(links)
 
 
 class LinkResolver:

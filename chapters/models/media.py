@@ -28,6 +28,8 @@ from django.utils import timezone
 
 from chapters.markdown import MEDIA_REFERENCE
 
+from .links import BodyReferences
+
 __all__ = ["MEDIA_NAME", "MediaItem", "MediaResolver", "MediaUse", "MediaVersion"]
 
 # A media item's name: lower-case letters, digits and hyphens, then one extension. No slash,
@@ -203,7 +205,7 @@ class MediaVersion(StoredFile):
         return f"{self.item.name}, version {self.version}"
 
 
-class MediaUse(models.Model):
+class MediaUse(BodyReferences, models.Model):
     """A reference to a media item in a node's body: ``image:<name>`` or ``file:<name>``.
 
     Derived from the body whenever it is rendered, like ``Link``; ``media`` is None when the
@@ -226,14 +228,6 @@ class MediaUse(models.Model):
     def text(self):
         """Return the reference as written in the body, e.g. ``image:diagram.png``."""
         return f"{self.kind}:{self.name}"
-
-    @classmethod
-    def replace(cls, source, uses):
-        """Make ``uses`` the stored media references of ``source``."""
-        cls.objects.filter(source=source).delete()
-        for use in uses:
-            use.source = source
-        cls.objects.bulk_create(uses)
 
 
 class MediaResolver:
