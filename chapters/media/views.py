@@ -287,6 +287,8 @@ def media_delete(request, name):
         item.delete()
     except ProtectedError as error:
         pages = {use.source_id: use.source for use in error.protected_objects}
-        return _detail(request, item, ReplaceForm(), used_on=list(pages.values()))
+        # In tree order: the database returns the uses in no order.
+        in_order = sorted(pages.values(), key=lambda page: (page.tree_id, page.lft))
+        return _detail(request, item, ReplaceForm(), used_on=in_order)
     messages.success(request, f"“{name}” was deleted.")
     return redirect("chapters:media")
