@@ -378,3 +378,13 @@ def test_a_save_that_changes_nothing_writes_no_revision(client, small_tree):
     assert [str(m) for m in response.context["messages"]] == [
         "Nothing was changed, so no revision was saved."
     ]
+
+
+@pytest.mark.django_db
+def test_a_draft_with_a_section_id_out_of_range_keeps_no_section(client, small_tree):
+    client.force_login(role_user("ed", "Editor"))
+
+    response = client.post(DRAFT_ONE, {"body": "x", "parent": "9" * 30})
+
+    assert response.status_code == 200
+    assert EditDraft.objects.get().parent is None

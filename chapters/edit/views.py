@@ -40,8 +40,6 @@ DRAFT_LIMITS = {
     "conflicts": 4 * TITLE_MAX_LENGTH + 100,
 }
 DRAFT_FIELDS = tuple(DRAFT_LIMITS)
-# The fields of a page the editor edits.
-EDITED_FIELDS = ("title", "status", "parent_id", "body")
 
 
 def _allowed(request, rule):
@@ -80,13 +78,21 @@ def _find(path, **kind):
     return node
 
 
+def _posted_id(request, name):
+    """Return the id posted as ``name``, or None where it is missing or cannot be an id (the
+    range of the editor form's ``base_revision``: what every database's 64-bit keys hold)."""
+    try:
+        return EditForm.base_fields["base_revision"].clean(request.POST.get(name, ""))
+    except ValidationError:
+        return None
+
+
 def _opened(request, node):
     """Return the page a posted form was opened on: ``node``, unless the form's base revision
     is one of another page still stored (that page moved, and ``node`` took its old path)."""
-    base = request.POST.get("base_revision", "")
-    if base.isdecimal() and int(base) < 2**63:
-        revisions = Node.history.filter(history_id=int(base))
-        opened = revisions.values_list("id", flat=True).first()
+    base = _posted_id(request, "base_revision")
+    if base is not None:
+        opened = Node.history.filter(history_id=base).values_list("id", flat=True).first()
         if opened not in (None, node.pk):
             return Node.objects.filter(pk=opened).first() or node
     return node
@@ -145,7 +151,7 @@ def _editor(request, node, adding):
         if not form.is_valid():
             return _show(request, node, adding, form)
         page = form.instance
-        if not adding and not _changed(page):
+        if not adding and not _changed(form):
             EditDraft.objects.filter(user=request.user, node=node, adding=adding).delete()
             messages.info(request, "Nothing was changed, so no revision was saved.")
             return redirect(page)
@@ -168,11 +174,13 @@ def _editor(request, node, adding):
     return redirect(page)
 
 
-def _changed(page):
-    """Return True if ``page`` (with the form's values) differs from the page as stored in
-    anything the editor edits: a Save that changes nothing writes no revision, which other
+def _changed(form):
+    """Return True if the form's page differs from the page as stored in a field the editor
+    edits (``form.merged``): a Save that changes nothing writes no revision, which other
     editors' forms would then have to merge with."""
-    stored = Node.objects.filter(pk=page.pk).values(*EDITED_FIELDS).get()
+    page = form.instance
+    fields = [form.attname(name) for name in form.merged]
+    stored = Node.objects.filter(pk=page.pk).values(*fields).get()
     return any(getattr(page, name) != value for name, value in stored.items())
 
 
@@ -245,7 +253,7 @@ def draft(request, path, adding=False):
     the form's CSRF token); the draft's Discard button posts ``discard`` here too. Answers
     JSON to the script, ``{"saved": <ISO time>, "message"}``, and a redirect to the editor
     to a plain form; 403 for those who may not edit. The page's old paths are followed as by
-    :func:`edit`; a base revision that is no revision's id (out of range) is kept as none.
+    :func:`edit`; a base revision or section that is no id (out of range) is kept as none.
     """
     rule = can_add if adding else can_edit
     if not rule(request.user):
@@ -263,9 +271,9 @@ def draft(request, path, adding=False):
         name: request.POST.get(name, "").replace("\x00", "")[: DRAFT_LIMITS[name]]
         for name in DRAFT_FIELDS
     }
-    parent, base = request.POST.get("parent", ""), request.POST.get("base_revision", "")
-    fields["parent"] = Node.objects.filter(pk=parent).first() if parent.isdecimal() else None
-    fields["base_revision"] = int(base) if base.isdecimal() and int(base) < 2**63 else None
+    parent = _posted_id(request, "parent")
+    fields["parent"] = Node.objects.filter(pk=parent).first() if parent is not None else None
+    fields["base_revision"] = _posted_id(request, "base_revision")
     saved, _ = EditDraft.objects.update_or_create(
         user=request.user, node=node, adding=adding, defaults={**fields, "updated": timezone.now()}
     )
