@@ -91,14 +91,18 @@ def measure_editors(chapter_path):
         posted = {}
         return (lambda: post(url, posted)), (lambda: posted.update(form()))
 
-    autocomplete = reverse("admin:chapters_node_parents") + "?" + urlencode(
-        {
-            "term": PARENT_QUERY,
-            "app_label": "chapters",
-            "model_name": "node",
-            "field_name": "parent",
-            "node": node.pk,
-        }
+    autocomplete = (
+        reverse("admin:chapters_node_parents")
+        + "?"
+        + urlencode(
+            {
+                "term": PARENT_QUERY,
+                "app_label": "chapters",
+                "model_name": "node",
+                "field_name": "parent",
+                "node": node.pk,
+            }
+        )
     )
     admin_save, before_admin_save = saving(change, admin_form)
     editor_save, before_editor_save = saving(editor, editor_form)
