@@ -217,3 +217,17 @@ def test_admin_refuses_a_parent_the_autocomplete_never_offers(
 
     assert response.context["adminform"].form.errors == {"parent": [expected]}
     assert tree_table() == before
+
+
+@pytest.mark.django_db
+def test_admin_change_form_reads_no_more_of_a_larger_tree(
+    admin_client, db, django_assert_num_queries
+):
+    build_tree("Area\n" + "".join(f"  Part {number}\n    Deep {number}\n" for number in range(150)))
+    url = change_url("Deep 75")
+    admin_client.get(url)  # the session and the user's first read
+    # The session, the user, the node, its latest revision, the chosen parent, its ancestors.
+    with django_assert_num_queries(6):
+        page = admin_client.get(url).content.decode()
+    assert page.count("<option") == 2 + len(Node.Kind) + len(Node.Status)
+    assert page.count("Part 7") == 1  # "Area / Part 75", the parent
