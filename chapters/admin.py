@@ -155,9 +155,10 @@ class NodeAdmin(DraggableMPTTAdmin):
             return super().delete_selected_tree(modeladmin, request, queryset)
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        """Return the parent's field as an autocomplete of sections labelled by their path
-        (``chapters.parents``), leaving out the subtree of the node the form edits."""
-        if db_field.name == "parent":
+        """Return the parent's field (``autocomplete_fields``) as an autocomplete of sections
+        labelled by their path (``chapters.parents``), leaving out the subtree of the node
+        the form edits, rather than Django's own, which offers every node by its title."""
+        if db_field.name in self.get_autocomplete_fields(request):
             match = request.resolver_match
             node_id = match.kwargs.get("object_id") if match else None
             kwargs["widget"] = ParentSelect(
