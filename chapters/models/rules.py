@@ -16,7 +16,7 @@ from django.db.models.functions import Length
 from django.utils import timezone
 from django.utils.text import slugify
 
-from chapters.markdown import BODY_MAX_LENGTH, MarkdownError, render_markdown
+from chapters.markdown import BODY_MAX_LENGTH, MarkdownError, check_markdown
 
 __all__ = [
     "PATH_MAX_LENGTH",
@@ -191,7 +191,7 @@ class NodeRules:
             raise ValidationError({"title": f"The title cannot hold {CONTROL_CHARACTERS}."})
         self.check_lengths()
         try:
-            render_markdown(self.body)
+            check_markdown(self.body)
         except MarkdownError as error:
             raise ValidationError({"body": str(error)}) from error
         self.fill_slug()
