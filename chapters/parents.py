@@ -50,13 +50,23 @@ def path_labels(nodes):
 class ParentChoiceField(NodePathChoiceField):
     """The admin's choice of parent, labelled by titles' path from one node's ancestors.
 
-    The autocomplete renders the chosen parent only: its label reads that node's ancestors,
-    not every node's titles as the site editor's full list does (``NodePathChoiceField``).
+    The autocomplete renders the chosen parent only, and a merge at most two parents: their
+    labels read those nodes' ancestors, not every node's titles as the site editor's full
+    list does (``NodePathChoiceField``).
     """
 
     def label_from_instance(self, obj):
         """Return the node's titles from its area down, joined by " / "."""
         return path_labels([obj])[obj.pk]
+
+    def label_for_value(self, value):
+        """Return the label of the node with primary key ``value`` (a conflict's choice);
+        "(top level)" for none, "#<value>" for a node no longer stored."""
+        if value in (None, ""):
+            return "(top level)"
+        key = str(value).isdecimal() and len(str(value)) <= 18  # within every database's keys
+        found = Node.objects.filter(pk=value).first() if key else None
+        return path_labels([found])[found.pk] if found else f"#{value}"
 
 
 class ParentSelect(AutocompleteSelect):

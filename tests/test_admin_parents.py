@@ -6,7 +6,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from chapters.models import Node
-from tests.helpers import build_tree, form_values, node, role_user, soup, tree_table
+from tests.helpers import build_tree, edit, form_values, node, role_user, soup, tree_table
 
 PARENTS = reverse("admin:chapters_node_parents")
 
@@ -231,3 +231,19 @@ def test_admin_change_form_reads_no_more_of_a_larger_tree(
         page = admin_client.get(url).content.decode()
     assert page.count("<option") == 2 + len(Node.Kind) + len(Node.Status)
     assert page.count("Part 7") == 1  # "Area / Part 75", the parent
+
+
+@pytest.mark.django_db
+def test_admin_parent_conflict_offers_both_sections_by_their_paths(admin_client, small_tree):
+    url = change_url("Chapter Two")
+    data = form_values(soup(admin_client.get(url)), "node_form")
+    edit("Chapter Two", parent=node("Section A2"))
+    data["parent"] = node("Section B1").pk
+
+    page = soup(admin_client.post(url, data))
+
+    choices = page.find_all("input", attrs={"name": "parent"})
+    assert [(c["value"], c.parent.get_text(strip=True)) for c in choices] == [
+        (str(node("Section B1").pk), "Yours: Area B / Section B1"),
+        (str(node("Section A2").pk), "Theirs: Area A / Section A2"),
+    ]
