@@ -10,6 +10,7 @@ queries and time of a chapter page with the cache emptied (cold) and again (warm
 to build the table of contents, to add a chapter at the front of the first section and to
 move a section to another area. Then under gunicorn and wrk: requests per second of the
 floor (bench/urls.py), of the warm chapter page, and of the page answered 304 to its ETag.
+Last, the editors' forms and saves (bench/editors.py).
 """
 
 import argparse
@@ -329,6 +330,9 @@ def main():
         )
     )
     result.update(measure_writes())
+    from bench.editors import measure_editors
+
+    result.update(measure_editors(url.strip("/")))
     Path(args.out).write_text(json.dumps(result, indent=2), encoding="utf-8")
 
 

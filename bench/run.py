@@ -35,6 +35,8 @@ MAX_QUERIES_COLD, MAX_QUERIES_WARM = 4, 1
 TOC_GROWTH = 12  # TOC build time at 20,000 nodes / at 2,000 nodes, at most
 TOC_SIZES = (2000, 20000)
 NOT_MODIFIED_FLOOR_RATIO = 1.0  # 304 throughput / floor throughput, at least
+# The targets of issue 19 for editors (bench/editors.py).
+EDITOR_MAX_MS = 200  # the admin's change form, its parent autocomplete, a chapter's Save
 
 COLUMNS = [
     ("database", "database", "{}"),
@@ -51,6 +53,11 @@ COLUMNS = [
     ("304 r/s", "rps_not_modified", "{:.1f}"),
     ("page/floor", "page_ratio", "{:.3f}"),
     ("304/floor", "not_modified_ratio", "{:.3f}"),
+    ("form ms", "admin_form_ms", "{:.1f}"),
+    ("form bytes", "admin_form_bytes", "{:,}"),
+    ("parents ms", "admin_autocomplete_ms", "{:.1f}"),
+    ("admin save ms", "admin_save_ms", "{:.1f}"),
+    ("editor save ms", "editor_save_ms", "{:.1f}"),
 ]
 
 
@@ -191,6 +198,7 @@ def checks(results, sizes):
                 + ", ".join(map(str, failures)),
             )
         )
+        lines.extend(editor_checks(database, rows))
         lines.append(
             (
                 all(r["writes_seen"] for r in rows),
@@ -198,6 +206,33 @@ def checks(results, sizes):
                 + ", ".join("yes" if r["writes_seen"] else "NO" for r in rows),
             )
         )
+    return lines
+
+
+def editor_checks(database, rows):
+    """Return ``(passed, line)`` for the editors' targets on one database's rows."""
+
+    def listed(key, rows=rows):
+        return ", ".join(f"{r[key]:.1f}" for r in rows)
+
+    lines = []
+    for key, what in (
+        ("admin_form_ms", "admin change form"),
+        ("admin_autocomplete_ms", "admin parent autocomplete"),
+        ("admin_save_ms", "admin Save of a chapter"),
+        ("editor_save_ms", "site editor Save of a chapter"),
+    ):
+        passed = max(r[key] for r in rows) <= EDITOR_MAX_MS
+        lines.append((passed, f"{database}: {what} <= {EDITOR_MAX_MS} ms: {listed(key)}"))
+    options = [r["admin_form_options"] for r in rows]
+    lines.append(
+        (
+            len(set(options)) == 1,
+            f"{database}: admin change form's <option>s the same at every size (no select of "
+            f"the tree): {', '.join(map(str, options))}; bytes "
+            + ", ".join(f"{r['admin_form_bytes']:,}" for r in rows),
+        )
+    )
     return lines
 
 

@@ -23,6 +23,7 @@ from .files import admin_views as markdown
 from .forms import NodeAdminForm
 from .history import all_revisions, with_size_changes
 from .models import Node, Synonym, lock_tree
+from .parents import ParentAutocompleteView, ParentChoiceField, ParentSelect
 from .permissions import PUBLISHED, can_publish
 
 MAX_INDENTED_LEVEL = 8  # css/admin-tree.css indents depths 1 to 8
@@ -42,7 +43,9 @@ class NodeAdmin(DraggableMPTTAdmin):
     site's own pipeline, with its broken links. Deleting asks for confirmation listing every
     node under the deleted ones with its path; "Deleted pages" lists deletions, each with a
     button restoring it. The list and a section's change form download the wiki or the
-    section as a ZIP of Markdown files, and "Import Markdown" uploads one back.
+    section as a ZIP of Markdown files, and "Import Markdown" uploads one back. The parent
+    is chosen by an autocomplete of sections (``chapters.parents``), so a change form sends
+    its current parent only, not the whole tree.
     """
 
     class Media:
@@ -61,6 +64,7 @@ class NodeAdmin(DraggableMPTTAdmin):
     list_display_links = ["indented_title"]
     list_filter = ["status", "kind"]
     search_fields = ["title", "body"]
+    autocomplete_fields = ["parent"]
     prepopulated_fields = {"slug": ["title"]}
     readonly_fields = ["path", "updated"]
     fieldsets = [
@@ -150,6 +154,19 @@ class NodeAdmin(DraggableMPTTAdmin):
             lock_tree(router.db_for_write(self.model))
             return super().delete_selected_tree(modeladmin, request, queryset)
 
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        """Return the parent's field (``autocomplete_fields``) as an autocomplete of sections
+        labelled by their path (``chapters.parents``), leaving out the subtree of the node
+        the form edits, rather than Django's own, which offers every node by its title."""
+        if db_field.name in self.get_autocomplete_fields(request):
+            match = request.resolver_match
+            node_id = match.kwargs.get("object_id") if match else None
+            kwargs["widget"] = ParentSelect(
+                db_field, self.admin_site, node_id=node_id, using=kwargs.get("using")
+            )
+            kwargs["form_class"] = ParentChoiceField
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
     def get_form(self, request, obj=None, change=False, **kwargs):
         """Return the form class, told who edits (``NodeAdminForm`` keeps to the workflow)."""
         form = super().get_form(request, obj, change, **kwargs)
@@ -218,15 +235,19 @@ class NodeAdmin(DraggableMPTTAdmin):
         return collector.nested(describe), model_count, perms_needed, protected
 
     def get_urls(self):
-        """Add the preview endpoint the change form's script posts to, deleted pages, and
-        Markdown folders (``chapters.files.admin_views``)."""
+        """Add the preview endpoint the change form's script posts to, the parent's
+        autocomplete, deleted pages, and Markdown folders (``chapters.files.admin_views``)."""
         preview = self.admin_site.admin_view(edit_views.preview)
+        parents = self.admin_site.admin_view(
+            ParentAutocompleteView.as_view(admin_site=self.admin_site)
+        )
         deleted = self.admin_site.admin_view(self.deleted_view)
         restore = self.admin_site.admin_view(require_POST(self.restore_view))
         export = self.admin_site.admin_view(partial(markdown.export_view, self))
         upload = self.admin_site.admin_view(partial(markdown.import_view, self))
         return [
             path("preview/", preview, name="chapters_node_preview"),
+            path("parents/", parents, name="chapters_node_parents"),
             path("deleted/", deleted, name="chapters_node_deleted"),
             path("deleted/<int:revision_id>/restore/", restore, name="chapters_node_restore"),
             path("markdown/", export, name="chapters_node_markdown"),

@@ -23,7 +23,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from mptt.exceptions import InvalidMove
 
-from .markdown import MarkdownError, render_markdown
+from .markdown import MarkdownError, check_markdown
 from .models import RESERVED_ROOT_SLUGS, Node, lock_tree
 
 __all__ = [
@@ -242,7 +242,7 @@ def _field_problems(entry, updated):
     if unreadable:
         yield unreadable
     try:
-        render_markdown(entry.body)
+        check_markdown(entry.body)
     except MarkdownError as error:
         yield f"the body cannot be rendered: {error}"
 

@@ -4,7 +4,6 @@ from django import forms
 from mptt.forms import MPTTAdminForm
 
 from .edit.conflicts import MergingFormMixin
-from .edit.forms import NodePathChoiceField
 from .models import Node
 from .permissions import PUBLISHED, can_publish, statuses_for
 from .search import MAX_QUERY_LENGTH
@@ -102,7 +101,8 @@ class NodeAdminForm(MergingFormMixin, MPTTAdminForm):
     a published page by someone who may not publish is refused, pointing to the site's
     editor, where it becomes a pending change; so is their move of a section with published
     pages under it (as a drag of it is: ``NodeAdmin.changelist_view``). ``user`` is set by
-    ``NodeAdmin.get_form``.
+    ``NodeAdmin.get_form``; the parent's field is the admin's (``NodeAdmin``: an
+    autocomplete, ``chapters.parents``).
     """
 
     user = None
@@ -113,7 +113,6 @@ class NodeAdminForm(MergingFormMixin, MPTTAdminForm):
         label="Edit summary",
         help_text="Briefly describe your change; it is shown in the page's history.",
     )
-    parent = NodePathChoiceField(queryset=Node.objects.all(), required=False)
 
     class Meta:
         model = Node

@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from chapters.markdown import BODY_MAX_LENGTH, MarkdownError, render_markdown
+from chapters.markdown import BODY_MAX_LENGTH, MarkdownError, check_markdown, render_markdown
 from chapters.models import Node
 from tests.helpers import node, soup
 from tests.test_admin import change_url, errors, form_data
@@ -101,9 +101,10 @@ from tests.test_admin import change_url, errors, form_data
         ),
     ],
 )
-def test_render_markdown_refuses_text_beyond_the_limits(source, message):
+@pytest.mark.parametrize("render", [render_markdown, check_markdown])
+def test_render_markdown_refuses_text_beyond_the_limits(source, message, render):
     with pytest.raises(MarkdownError) as refused:
-        render_markdown(source)
+        render(source)
     assert str(refused.value) == message
 
 
@@ -125,6 +126,7 @@ def test_render_markdown_refuses_text_beyond_the_limits(source, message):
 )
 def test_render_markdown_renders_text_within_the_limits(source, count, expected):
     assert render_markdown("\n\n".join([source] * count)) == "\n".join([expected] * count)
+    assert check_markdown("\n\n".join([source] * count)) is None
 
 
 def test_render_markdown_renders_two_thousand_headings_with_ids():

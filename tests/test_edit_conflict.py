@@ -145,20 +145,3 @@ def test_edit_without_a_conflict_saves(admin_client, small_tree):
         Node.history.filter(id=node("Chapter Two").pk).first().history_change_reason
         == "First words"
     )
-
-
-@pytest.mark.django_db
-def test_admin_parent_choices_are_paths_of_titles(admin_client, small_tree):
-    page = soup(
-        admin_client.get(reverse("admin:chapters_node_change", args=[node("Chapter One").pk]))
-    )
-    options = [
-        o.get_text() for o in page.find("select", attrs={"name": "parent"}).find_all("option")
-    ]
-    assert options[:4] == [
-        "---------",
-        "Area A",
-        "Area A / Section A1",
-        "Area A / Section A1 / Chapter Two",
-    ]
-    assert "Area B / Section B1" in options

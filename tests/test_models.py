@@ -303,6 +303,20 @@ def test_node_move_that_makes_a_path_too_long_is_refused(small_tree):
     assert tree_table() == before
 
 
+@pytest.mark.django_db
+def test_node_move_measures_its_own_subtree_not_one_whose_slug_differs_in_case(small_tree):
+    parent = node("Area A")
+    for depth in range(9):
+        parent = make(f"Level {depth}", parent, slug=f"{depth}" * 100)
+    assert len(parent.path) == 915
+    make("Deep chapter", make("Upper", node("Area B"), slug="Case"), slug="c" * 90)
+    lower = make("Lower", node("Area B"), slug="case")
+    # Under the deep section, "case" makes a path of 920 characters; "Case"'s subtree, whose
+    # paths also start with "area-b/case/" to SQLite's LIKE, would make one of 1,011.
+    Node.objects.move_node(lower, parent, "last-child")
+    assert node("Lower").path == f"{parent.path}/case"
+
+
 # A Chinese letter: three bytes in UTF-8, so nine in a URL ("%E8%B7%AF").
 CHINESE = "路"
 

@@ -8,7 +8,7 @@ import posixpath
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..markdown import BODY_MAX_LENGTH, MarkdownError, render_markdown
+from ..markdown import BODY_MAX_LENGTH, MarkdownError, check_markdown
 from ..models import Node
 from .frontmatter import read_document
 from .summary import SUMMARY, read_summary
@@ -215,7 +215,7 @@ def _field_problems(entry):
         )
     else:
         try:
-            render_markdown(entry.body)
+            check_markdown(entry.body)
         except MarkdownError as error:
             problems.append(f"{entry.at('body')}: the body cannot be rendered: {error}")
     return problems

@@ -37,6 +37,7 @@ __all__ = [
     "MEDIA_REFERENCE",
     "MarkdownError",
     "WIKI_LINK",
+    "check_markdown",
     "render_markdown",
     "render_markdown_with_headings",
     "external_images",
@@ -70,6 +71,26 @@ EXTENSION_CONFIGS = {
         "permalink_title": "Link to this heading",
     },
 }
+
+
+def check_markdown(text):
+    """Raise :class:`MarkdownError` where :func:`render_markdown` would, rendering less.
+
+    For checking a text before it is saved (``Node.clean()``, imports), which then renders
+    it in full: what refuses a text is the limits (:func:`check_bounds` and the
+    treeprocessor of :mod:`.limits`, which reads the tree after code blocks are set aside
+    as raw HTML, highlighted or not) and Python-Markdown's recursion, never the
+    highlighting of code nor bleach. So code is not highlighted and nothing is sanitized.
+
+    Args:
+        text: the Markdown source; may be empty.
+
+    Raises:
+        MarkdownError: as :func:`render_markdown_with_headings`.
+    """
+    if text:
+        check_bounds(text)
+        _convert(text, unresolved, no_media, {"use_pygments": False})
 
 
 def render_markdown(text, resolve_link=unresolved, resolve_media=no_media):

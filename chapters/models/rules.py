@@ -11,12 +11,12 @@ from urllib.parse import quote
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_unicode_slug
-from django.db.models import Max, Q
+from django.db.models import Max
 from django.db.models.functions import Length
 from django.utils import timezone
 from django.utils.text import slugify
 
-from chapters.markdown import BODY_MAX_LENGTH, MarkdownError, render_markdown
+from chapters.markdown import BODY_MAX_LENGTH, MarkdownError, check_markdown
 
 __all__ = [
     "PATH_MAX_LENGTH",
@@ -102,11 +102,11 @@ class NodeRules:
         siblings = type(self).objects.filter(parent=parent).exclude(pk=self.pk)
         self.check_placement(parent, set(siblings.values_list("slug", flat=True)))
         depth_gain = len(parent.path) + 1 if parent is not None else 0
+        stored_path, descendants = self.stored_descendants()
         longest = len(self.slug)
-        if self.pk is not None and self.path:
-            subtree = type(self).objects.filter(Q(pk=self.pk) | Q(path__startswith=f"{self.path}/"))
-            stored = subtree.aggregate(longest=Max(Length("path")))["longest"] or len(self.path)
-            longest += stored - len(self.path)
+        if descendants is not None:
+            stored = descendants.aggregate(longest=Max(Length("path")))["longest"]
+            longest += stored - len(stored_path)
         if depth_gain + longest > PATH_MAX_LENGTH:
             raise ValidationError(
                 {"parent": f"The page's address would grow past {PATH_MAX_LENGTH} characters."}
@@ -115,8 +115,9 @@ class NodeRules:
         # could be too long for a URL.
         if 12 * (depth_gain + longest) > PATH_URL_MAX_LENGTH:
             tails = [""]
-            if self.pk is not None and self.path:
-                tails += [path[len(self.path) :] for path in subtree.values_list("path", flat=True)]
+            if descendants is not None:
+                paths = descendants.values_list("path", flat=True)
+                tails += [path[len(stored_path) :] for path in paths]
             prefix = f"{parent.path}/" if parent is not None else ""
             encoded = len(quote(prefix + self.slug)) + max(len(quote(tail)) for tail in tails)
             if encoded > PATH_URL_MAX_LENGTH:
@@ -127,6 +128,25 @@ class NodeRules:
                         "ASCII takes 6 to 12): shorten its slug or its sections' slugs."
                     }
                 )
+
+    def stored_descendants(self):
+        """Return this node's stored path and its stored descendants, found by the nested-set
+        fields as stored (one query by key; the descendants are a queryset, unevaluated).
+
+        Not by the path's prefix: SQLite's ``LIKE`` ignores case, so a prefix would also
+        match a section whose slug differs only in case, and it reads every node there.
+
+        Returns:
+            ``(path, queryset)``; ``(None, None)`` for a node without descendants, not saved,
+            or no longer stored.
+        """
+        nodes = type(self).objects
+        fields = ("path", "tree_id", "lft", "rght")
+        stored = nodes.filter(pk=self.pk).values_list(*fields).first() if self.pk else None
+        if stored is None or stored[3] - stored[2] == 1:
+            return None, None
+        path, tree_id, lft, rght = stored
+        return path, nodes.filter(tree_id=tree_id, lft__gt=lft, rght__lt=rght)
 
     def check_placement(self, parent, sibling_slugs):
         """Check the tree's rules for this node under ``parent``, without a query.
@@ -171,7 +191,7 @@ class NodeRules:
             raise ValidationError({"title": f"The title cannot hold {CONTROL_CHARACTERS}."})
         self.check_lengths()
         try:
-            render_markdown(self.body)
+            check_markdown(self.body)
         except MarkdownError as error:
             raise ValidationError({"body": str(error)}) from error
         self.fill_slug()

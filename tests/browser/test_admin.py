@@ -1,5 +1,5 @@
 """The admin in a browser, under the site's Content-Security-Policy: signing in, moving a
-chapter by drag-and-drop, the live preview."""
+chapter by drag-and-drop, the live preview, choosing a parent in the autocomplete."""
 
 import pytest
 from playwright.sync_api import expect
@@ -68,3 +68,26 @@ def test_admin_preview_renders_the_body_as_the_editor_types(browse, admin_user, 
     expect(page.locator("#body-preview .preview-broken")).to_have_text(
         "Nowhere: There is no page “Nowhere”."
     )
+
+
+def test_admin_picks_a_parent_in_the_autocomplete_and_saves(browse, admin_user, small_tree):
+    page = browse("/")
+    sign_in(page, "admin", "password")
+    page.goto(f"/admin/chapters/node/{node('Chapter Two').pk}/change/")
+    chosen = page.locator(".field-parent .select2-selection__rendered")
+    expect(chosen).to_contain_text("Area A / Section A1")
+
+    # select2's search box: type, then choose the section by its path of titles.
+    page.locator(".field-parent .select2-selection").click()
+    page.locator(".select2-search__field").fill("section")
+    results = page.locator(".select2-results__option")
+    expect(results).to_have_text(
+        ["Area A / Section A1", "Area A / Section A2", "Area B / Section B1"]
+    )
+    results.filter(has_text="Area B / Section B1").click()
+    expect(chosen).to_contain_text("Area B / Section B1")
+    page.locator("input[name=_save]").click()
+    expect(page.locator(".messagelist")).to_contain_text("was changed successfully")
+
+    chapter = node("Chapter Two")
+    assert (chapter.parent.title, chapter.path) == ("Section B1", "area-b/section-b1/chapter-two")
