@@ -14,7 +14,8 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 from django.http import HttpResponse
-from django.urls import include, path
+from django.urls import include
+from django.urls import path as url_path
 from django.utils.http import http_date
 from pytest_django.asserts import assertHTMLEqual
 
@@ -288,9 +289,9 @@ def page_with_a_message(request):
 
 
 urlpatterns = [
-    path("sets-a-cookie/", caching.cached_page(cookie_setting_page)),
-    path("leaves-a-message/", caching.cached_page(page_with_a_message)),
-    path("", include("wiki.urls")),
+    url_path("sets-a-cookie/", caching.cached_page(cookie_setting_page)),
+    url_path("leaves-a-message/", caching.cached_page(page_with_a_message)),
+    url_path("", include("wiki.urls")),
 ]
 
 
