@@ -8,6 +8,7 @@ s-maxage. No assertion here is about how fast: the waits are longer than the tim
 wait out, and bench/proxy.py measures the speed.
 """
 
+import gzip
 import sqlite3
 import time
 from contextlib import closing, contextmanager
@@ -80,9 +81,14 @@ def session_cookie(user):
     return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
 
 
-@pytest.mark.parametrize(("kind", "bypassed"), [("nginx", "BYPASS"), ("varnish", "PASS")])
+@pytest.mark.parametrize(
+    ("kind", "bypassed", "first_gzipped"),
+    # nginx keeps a gzipped copy beside the plain one; Varnish keeps the gzipped copy only,
+    # and unzips it for a browser that does not take gzip.
+    [("nginx", "BYPASS", "MISS"), ("varnish", "PASS", "HIT")],
+)
 def test_proxy_keeps_readers_pages_and_sends_signed_in_users_to_the_wiki(
-    small_tree, admin_user, tmp_path, monkeypatch, kind, bypassed
+    small_tree, admin_user, tmp_path, monkeypatch, kind, bypassed, first_gzipped
 ):
     monkeypatch.setenv("WIKI_SHARED_CACHE_SECONDS", "300")
     monkeypatch.setenv("WIKI_SHARED_CACHE_STALE_SECONDS", "60")
@@ -94,6 +100,7 @@ def test_proxy_keeps_readers_pages_and_sends_signed_in_users_to_the_wiki(
         with_messages = get(port, Cookie="messages=waiting")
         with_other_cookie = get(port, Cookie="csrftoken=abc; theme=dark")
         reader_after = get(port)
+        gzipped = [get(port, **{"Accept-Encoding": each}) for each in ["gzip, deflate, br", "gzip"]]
         search = [get(port, "/search/?q=chapter") for _ in range(2)]
     assert [first[0], first[1][said], again[0], again[1][said]] == [200, "MISS", 200, "HIT"]
     assert again[2] == first[2]
@@ -109,6 +116,12 @@ def test_proxy_keeps_readers_pages_and_sends_signed_in_users_to_the_wiki(
     assert with_messages[1][said] == bypassed
     assert (with_other_cookie[1][said], with_other_cookie[2]) == ("HIT", first[2])
     assert (reader_after[1][said], reader_after[2]) == ("HIT", first[2])
+    assert [(r[1][said], r[1]["Content-Encoding"]) for r in gzipped] == [
+        (first_gzipped, "gzip"),
+        ("HIT", "gzip"),
+    ]
+    assert gzip.decompress(gzipped[1][2]) == first[2]
+    assert {r[1]["Vary"] for r in [first, *gzipped]} == {"Accept-Encoding"}
     assert b'class="edit-link"' not in first[2]
     assert [r[0] for r in search] == [200, 200]
     assert [r[1][said] for r in search] == ["MISS", "MISS"]  # says nothing a cache keeps
