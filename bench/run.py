@@ -9,6 +9,8 @@ Each database and size is measured by bench/measure.py in a process of its own, 
 database made for it and dropped afterwards (a SQLite file in a temporary directory; a
 PostgreSQL database ``bench_<pid>_<size>`` next to ``--postgres-url``). The trees of 2,000
 and 20,000 nodes are kept until bench/toc.py has timed their tables of contents in turn.
+After bench/measure.py, bench/proxy.py measures the page through nginx's cache
+(deploy/nginx/wiki.conf) on the same database.
 The cache is the project's: local memory, or Redis when ``REDIS_URL`` is set (the
 benchmark empties it).
 Exits 1 when a target is missed, unless ``--no-fail``.
