@@ -46,7 +46,8 @@ to the wiki** and keeps nothing of its answer, as ``deploy/`` does; signed-in us
 say ``Cache-Control: no-cache, private``, and so does any response that sets a cookie
 (:func:`~.pages.mark_private`). Their ETags name the viewer, so a browser's own copy of a
 reader's page is never shown to the user who then signs in: it is revalidated, and does
-not match. Other views say nothing a shared cache keeps.
+not match. Static and media files say how long they may be kept; other pages say nothing a
+shared cache keeps.
 
 **Kept pages for readers.** A reader is a GET or HEAD without a session or messages cookie:
 anonymous, with no messages waiting, so their page is the same for every reader. A view

@@ -71,9 +71,8 @@ class ReaderPageMiddleware:
     not run. Its answer is the view's: the same bytes and headers (``ETag``,
     ``Last-Modified``, ``Cache-Control`` of :func:`~.pages.mark_for_readers`), and a 304 when
     the preconditions say so (when :class:`ReaderNotModifiedMiddleware` has not answered it).
-    When no page is kept, the request goes on to the view, which renders and keeps it, and
-    the page is marked again on its way back through here
-    (:func:`~.pages.still_for_readers`).
+    When no page is kept, the request goes on to the view, which renders it; on its way back
+    through here the page is marked again and kept (:func:`~.pages.still_for_readers`).
 
     Args:
         get_response: the next middleware, as Django passes it.
