@@ -227,16 +227,23 @@ def checks(results, sizes):
                 f"{CACHED_STATIC_RATIO}: {listed('cached_ratio')}",
             )
         )
-        bound = rows[0]["edit_bound_s"]
+        # The documented bound: s-maxage + stale-while-revalidate + 1 s, and one render of
+        # the page after the edit (the cold page's time, measured in-process).
+        bounds = [r["edit_bound_s"] + r["page_cold_ms"] / 1000 for r in rows]
         lines.append(
             (
                 all(
                     r["edit_seen_max_s"] <= bound and not sum(r["proxy_wrk_errors"].values())
-                    for r in rows
+                    for r, bound in zip(rows, bounds, strict=True)
                 ),
-                f"{database}: an edit shows through the cache within {bound} s (s-maxage + "
-                f"stale-while-revalidate + 1), slowest of {len(rows[0]['edit_seen_s'])}: "
-                f"{listed('edit_seen_max_s', '{:.2f} s')}; failed requests through it: "
+                f"{database}: an edit shows through the cache within s-maxage + "
+                f"stale-while-revalidate + 1 = {rows[0]['edit_bound_s']} s and a cold page, "
+                f"slowest of {len(rows[0]['edit_seen_s'])}: "
+                + ", ".join(
+                    f"{r['edit_seen_max_s']:.2f} <= {bound:.2f} s"
+                    for r, bound in zip(rows, bounds, strict=True)
+                )
+                + "; failed requests through it: "
                 + ", ".join(str(sum(r["proxy_wrk_errors"].values())) for r in rows),
             )
         )
