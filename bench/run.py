@@ -9,6 +9,8 @@ Each database and size is measured by bench/measure.py in a process of its own, 
 database made for it and dropped afterwards (a SQLite file in a temporary directory; a
 PostgreSQL database ``bench_<pid>_<size>`` next to ``--postgres-url``). The trees of 2,000
 and 20,000 nodes are kept until bench/toc.py has timed their tables of contents in turn.
+After bench/measure.py, bench/proxy.py measures the page through nginx's cache
+(deploy/nginx/wiki.conf) on the same database.
 The cache is the project's: local memory, or Redis when ``REDIS_URL`` is set (the
 benchmark empties it).
 Exits 1 when a target is missed, unless ``--no-fail``.
@@ -37,6 +39,9 @@ TOC_SIZES = (2000, 20000)
 NOT_MODIFIED_FLOOR_RATIO = 1.0  # 304 throughput / floor throughput, at least
 # The targets of issue 19 for editors (bench/editors.py).
 EDITOR_MAX_MS = 200  # the admin's change form, its parent autocomplete, a chapter's Save
+# The targets of issue 19 (bench/proxy.py): the page through nginx's cache / the same bytes
+# as nginx's static file, at least; an edit shows within the documented bound.
+CACHED_STATIC_RATIO = 0.8
 
 COLUMNS = [
     ("database", "database", "{}"),
@@ -58,6 +63,10 @@ COLUMNS = [
     ("parents ms", "admin_autocomplete_ms", "{:.1f}"),
     ("admin save ms", "admin_save_ms", "{:.1f}"),
     ("editor save ms", "editor_save_ms", "{:.1f}"),
+    ("static r/s", "rps_static", "{:.1f}"),
+    ("cached r/s", "rps_cached", "{:.1f}"),
+    ("cached/static", "cached_ratio", "{:.3f}"),
+    ("edit seen s", "edit_seen_max_s", "{:.2f}"),
 ]
 
 
@@ -108,12 +117,32 @@ def measure(database, size, args, directory):
         drop()
         raise
     result = json.loads(out.read_text(encoding="utf-8"))
+    result.update(behind_the_cache(result["url"], args, directory, url, drop))
     result["page_ratio"] = result["rps_page"] / result["rps_floor"]
     if result["rps_not_modified"] is not None:
         result["not_modified_ratio"] = result["rps_not_modified"] / result["rps_floor"]
     else:
         result["not_modified_ratio"] = None
     return result, url, drop
+
+
+def behind_the_cache(page, args, directory, url, drop):
+    """Run bench/proxy.py on the database at ``url`` for the page ``page``; return its
+    measurements, with the ratio of the page through the cache to the static file and the
+    slowest edit to show."""
+    out = Path(directory) / "proxy.json"
+    command = [sys.executable, "-m", "bench.proxy", "--url", page, "--out", str(out)]
+    command += ["--duration", str(args.duration), "--connections", str(args.connections)]
+    command += ["--workers", str(args.workers)]
+    try:
+        subprocess.run(command, cwd=ROOT, env=environment(url), check=True)
+    except BaseException:
+        drop()
+        raise
+    result = json.loads(out.read_text(encoding="utf-8"))
+    result["cached_ratio"] = result["rps_cached"] / result["rps_static"]
+    result["edit_seen_max_s"] = max(result["edit_seen_s"])
+    return result
 
 
 def toc_in_turn(urls, directory):
@@ -201,6 +230,33 @@ def checks(results, sizes):
         lines.extend(editor_checks(database, rows))
         lines.append(
             (
+                min(r["cached_ratio"] for r in rows) >= CACHED_STATIC_RATIO,
+                f"{database}: page through nginx's cache / nginx's static file >= "
+                f"{CACHED_STATIC_RATIO}: {listed('cached_ratio')}",
+            )
+        )
+        # The documented bound: s-maxage + stale-while-revalidate + 1 s, and one render of
+        # the page after the edit (the cold page's time, measured in-process).
+        bounds = [r["edit_bound_s"] + r["page_cold_ms"] / 1000 for r in rows]
+        lines.append(
+            (
+                all(
+                    r["edit_seen_max_s"] <= bound and not sum(r["proxy_wrk_errors"].values())
+                    for r, bound in zip(rows, bounds, strict=True)
+                ),
+                f"{database}: an edit shows through the cache within s-maxage + "
+                f"stale-while-revalidate + 1 = {rows[0]['edit_bound_s']} s and a cold page, "
+                f"slowest of {len(rows[0]['edit_seen_s'])}: "
+                + ", ".join(
+                    f"{r['edit_seen_max_s']:.2f} <= {bound:.2f} s"
+                    for r, bound in zip(rows, bounds, strict=True)
+                )
+                + "; failed requests through it: "
+                + ", ".join(str(sum(r["proxy_wrk_errors"].values())) for r in rows),
+            )
+        )
+        lines.append(
+            (
                 all(r["writes_seen"] for r in rows),
                 f"{database}: pages show an added chapter and a moved section at once: "
                 + ", ".join("yes" if r["writes_seen"] else "NO" for r in rows),
@@ -278,6 +334,8 @@ def main():
         parser.error(f"unknown database {', '.join(sorted(unknown))}: sqlite or postgresql")
     if shutil.which("wrk") is None:
         sys.exit("bench/run.py: wrk is missing; install it with: sudo apt-get install -y wrk")
+    if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
+        sys.exit("bench/run.py: nginx is missing; install it with: sudo apt-get install -y nginx")
 
     started = datetime.now(UTC)
     results = []

@@ -8,10 +8,14 @@ import markdown
 import pytest
 from csp.middleware import CSPMiddleware
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.sessions.middleware import SessionMiddleware
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
+from django.http import HttpResponse
+from django.urls import include
+from django.urls import path as url_path
 from django.utils.http import http_date
 from pytest_django.asserts import assertHTMLEqual
 
@@ -21,6 +25,8 @@ from chapters.models import Link, Node, PathRedirect, WikiVersion
 from tests.helpers import edit, node, soup
 
 CHAPTER_FIVE = "/area-b/section-b1/chapter-five/"
+# What a reader's page says, with the default settings (chapters.caching.pages).
+READERS_CACHE_CONTROL = "public, max-age=0, s-maxage=1, stale-while-revalidate=1"
 
 
 @pytest.fixture
@@ -190,7 +196,8 @@ def test_page_sends_etag_and_last_modified_from_the_version(client, small_tree):
     changed = WikiVersion.current()[1]
     assert response["ETag"] == f'"{version()}-reader"'
     assert response["Last-Modified"] == http_date(changed.timestamp())
-    assert response["Cache-Control"] == "no-cache"
+    assert response["Cache-Control"] == READERS_CACHE_CONTROL
+    assert response["Vary"] == "Accept-Encoding"  # compressed for a browser that takes it
 
 
 @pytest.mark.django_db
@@ -235,7 +242,8 @@ def test_reader_pages_and_304s_are_answered_before_sessions_as_the_view_answers(
     assert sessions.call_count == csp.call_count == sessions_again.call_count == 0
     assert (kept.status_code, kept.content) == (200, rendered.content)
     assert sorted(kept.headers.items()) == sorted(rendered.headers.items())
-    assert rendered["Vary"] == "Cookie, Accept-Encoding"  # readers' pages are compressed
+    assert rendered["Vary"] == "Accept-Encoding"  # readers' pages are compressed
+    assert rendered["Cache-Control"] == READERS_CACHE_CONTROL
     assert early.content == b""
     answers = [early]
     for leaving_out in ["ReaderNotModified", "Reader"]:  # then the next one answers
@@ -243,6 +251,71 @@ def test_reader_pages_and_304s_are_answered_before_sessions_as_the_view_answers(
         answers.append(client.get(url, HTTP_IF_NONE_MATCH=rendered["ETag"]))
     assert [answer.status_code for answer in answers] == [304, 304, 304]
     assert [validators(answer) for answer in answers] == [validators(rendered)] * 3
+
+
+@pytest.mark.django_db
+def test_shared_cache_seconds_come_from_the_settings(client, small_tree, settings):
+    settings.WIKI_SHARED_CACHE_SECONDS, settings.WIKI_SHARED_CACHE_STALE_SECONDS = 5, 30
+    rendered = client.get(CHAPTER_FIVE)
+    kept = client.get(CHAPTER_FIVE)
+    not_modified = client.get(CHAPTER_FIVE, HTTP_IF_NONE_MATCH=rendered["ETag"])
+    assert [kept.templates, not_modified.status_code] == [[], 304]
+    assert {r["Cache-Control"] for r in [rendered, kept, not_modified]} == {
+        "public, max-age=0, s-maxage=5, stale-while-revalidate=30"
+    }
+
+
+@pytest.mark.django_db
+def test_reader_head_has_the_pages_headers(client, small_tree):
+    page = client.get(CHAPTER_FIVE)
+    head = client.head(CHAPTER_FIVE)
+    assert (head.status_code, head.content) == (200, b"")
+    assert validators(head) == validators(page)
+    assert head["Cache-Control"] == READERS_CACHE_CONTROL
+
+
+def cookie_setting_page(request):
+    """A reader's page that sets a cookie of its own."""
+    response = HttpResponse("<p>Hello</p>")
+    response.set_cookie("greeted", "yes")
+    return response
+
+
+def page_with_a_message(request):
+    """A reader's page that leaves a message, which the messages middleware, after the
+    view, keeps in a cookie."""
+    messages.info(request, "Welcome")
+    return HttpResponse("<p>Hello</p>")
+
+
+urlpatterns = [
+    url_path("sets-a-cookie/", caching.cached_page(cookie_setting_page)),
+    url_path("leaves-a-message/", caching.cached_page(page_with_a_message)),
+    url_path("", include("wiki.urls")),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.urls(__name__)
+@pytest.mark.parametrize(
+    ("url", "cookie"), [("/sets-a-cookie/", "greeted"), ("/leaves-a-message/", "messages")]
+)
+def test_reader_page_that_sets_a_cookie_is_private_and_not_kept(client, url, cookie):
+    first = client.get(url)
+    client.cookies.clear()
+    again = client.get(url)
+    assert [list(first.cookies), list(again.cookies)] == [[cookie], [cookie]]
+    assert first["Cache-Control"] == again["Cache-Control"] == "no-cache, private"
+
+
+@pytest.mark.django_db
+def test_pages_of_other_views_say_nothing_a_shared_cache_keeps(client, small_tree):
+    answers = {url: client.get(url) for url in ["/search/?q=chapter", "/history/area-b/"]}
+    assert {url: r.status_code for url, r in answers.items()} == dict.fromkeys(answers, 200)
+    assert {url: r.get("Cache-Control") for url, r in answers.items()} == dict.fromkeys(answers)
+    assert client.get("/admin/login/")["Cache-Control"] == (
+        "max-age=0, no-cache, no-store, must-revalidate, private"
+    )
 
 
 @pytest.mark.django_db
@@ -307,6 +380,7 @@ def test_staff_and_readers_never_share_a_page(small_tree, admin_user, client, st
     assert edit_links == {"staff": [True, True], "reader": [False, False]}
     assert pages["staff"][0]["ETag"] == f'"{version()}-user-{admin_user.pk}-editor"'
     assert pages["staff"][0]["Cache-Control"] == "no-cache, private"
+    assert pages["staff"][0]["Vary"] == "Cookie"
     assert pages["reader"][0]["ETag"] == f'"{version()}-reader"'
 
 
@@ -337,6 +411,7 @@ def test_reader_with_a_session_cookie_gets_a_fresh_page(client, small_tree):
     assert [t.name for t in response.templates][0] == "chapters/chapter.html"
     assert response.content == cached.content
     assert response["Cache-Control"] == "no-cache, private"
+    assert response["Vary"] == "Cookie"
 
 
 # The contents beside the page of Section A2: names only, chapters not yet published with a

@@ -20,6 +20,9 @@ manner of cookiecutter-django:
 - ``WIKI_VERSION_NOTIFY``: off (``0``/``false``/``no``/``off``) behind a pooler that does not
   keep a ``LISTEN`` (PgBouncer's transaction pooling): each page then reads the wiki's
   version with a query on PostgreSQL. Default: on.
+- ``WIKI_SHARED_CACHE_SECONDS`` and ``WIKI_SHARED_CACHE_STALE_SECONDS``: how long a shared
+  cache in front may keep a reader's page (``s-maxage``), and serve it stale while it asks
+  again (``stale-while-revalidate``). Default: 1 and 1.
 - ``REDIS_URL``: the cache, ``redis://host:6379/<db>``, shared by every app server (Django's
   own Redis backend). Default: a local-memory cache in each process.
 - ``DJANGO_EMAIL_BACKEND``: how the e-mail to watchers is sent (``chapters.edit.notify``).
@@ -166,6 +169,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # of a query per page (chapters.caching.version_watch). WIKI_VERSION_NOTIFY=0 switches that
 # off, as behind PgBouncer's transaction pooling, where a LISTEN does not last.
 WIKI_VERSION_NOTIFY = env_flag("WIKI_VERSION_NOTIFY", default=True)
+
+# Readers' pages may be kept by a shared cache in front (deploy/nginx/wiki.conf,
+# deploy/varnish/wiki.vcl) for this many seconds (s-maxage), then served stale for up to
+# WIKI_SHARED_CACHE_STALE_SECONDS more while the cache asks the wiki again
+# (stale-while-revalidate): an edit shows through such a cache within their sum plus one
+# page's render (chapters.caching).
+WIKI_SHARED_CACHE_SECONDS = int(os.environ.get("WIKI_SHARED_CACHE_SECONDS") or 1)
+WIKI_SHARED_CACHE_STALE_SECONDS = int(os.environ.get("WIKI_SHARED_CACHE_STALE_SECONDS") or 1)
 
 # One cache for every app server when REDIS_URL names a Redis; otherwise each process keeps
 # its own in memory, which is right for one process (bin/serve, the tests). A Redis that

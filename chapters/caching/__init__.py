@@ -29,18 +29,35 @@ show that the version does not follow: the changes waiting for review and the pa
 watch, :func:`~.validators.viewer`); its ``Last-Modified`` is the time of the wiki's
 version. Proposing a change, or watching a page, writes no table the version's triggers
 watch: what readers see does not change. A request whose ``If-None-Match`` or ``If-Modified-Since``
-still matches is answered 304 before anything is rendered. Every such page says
-``Cache-Control: no-cache``, so browsers and proxies ask again (cheaply, with the ETag)
-instead of showing a page an edit has changed, and a reader's page says ``Vary: Cookie``.
+still matches is answered 304 before anything is rendered.
+
+**What caches in front may keep** (:func:`~.pages.mark_for_readers`). A reader's page, and its
+304, say ``Cache-Control: public, max-age=0, s-maxage=1, stale-while-revalidate=1`` (the two
+numbers are ``WIKI_SHARED_CACHE_SECONDS`` and ``WIKI_SHARED_CACHE_STALE_SECONDS``): a browser
+asks again every time, cheaply, with the ETag; a shared cache in front (``deploy/``'s nginx
+and Varnish) keeps the page for s-maxage, then serves it for at most stale-while-revalidate
+more while it asks the wiki again in the background, with the ETag. So an edit shows
+through such a cache at most s-maxage + stale-while-revalidate seconds after its commit (one
+more through nginx, which counts whole seconds) and one render of the page: 3 seconds and a
+render with the defaults. A reader's page does not say ``Vary: Cookie``: it is the same for
+every reader, and a cache must not keep a copy per reader's cookies. The rule that stands
+for it: **a shared cache in front sends every request with the session or messages cookie
+to the wiki** and keeps nothing of its answer, as ``deploy/`` does; signed-in users' pages
+say ``Cache-Control: no-cache, private``, and so does any response that sets a cookie
+(:func:`~.pages.mark_private`). Their ETags name the viewer, so a browser's own copy of a
+reader's page is never shown to the user who then signs in: it is revalidated, and does
+not match. Static and media files say how long they may be kept; other pages say nothing a
+shared cache keeps.
 
 **Kept pages for readers.** A reader is a GET or HEAD without a session or messages cookie:
 anonymous, with no messages waiting, so their page is the same for every reader. A view
-decorated with :func:`~.pages.cached_page` keeps a reader's page (a 200 that sets no cookie)
-whole in Django's cache under the version of the pages and its URL without the query
-(scheme, host and path: a page names its own absolute URL); each process also keeps
-the last few it read in its own memory (:func:`~.pages.kept_page`). Parts of pages are kept
-under the same version by the modules that build them (``chapters.contents``: the table of
-contents and what each page shows of the tree).
+decorated with :func:`~.pages.cached_page` keeps a reader's page (a 200 that sets no
+cookie, once the middleware after ``ReaderPageMiddleware`` have seen it) whole in Django's
+cache under the version of the pages and its URL without the query (scheme, host and path:
+a page names its own absolute URL); each process also keeps the last few it read in its own
+memory (:func:`~.pages.kept_page`). Parts of pages are kept under the same version by the
+modules that build them (``chapters.contents``: the table of contents and what each page
+shows of the tree).
 
 **The two middleware**, in ``MIDDLEWARE`` (``wiki/settings.py``):
 

@@ -11,7 +11,7 @@ from django.urls import Resolver404, resolve
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 
-from .pages import kept_page, mark_for_readers, page_key
+from .pages import kept_page, mark_for_readers, page_key, still_for_readers
 from .validators import etag, is_reader, version, wiki_version
 
 __all__ = ["PRECONDITIONS", "ReaderNotModifiedMiddleware", "ReaderPageMiddleware"]
@@ -69,9 +69,10 @@ class ReaderPageMiddleware:
     ``Content-Length``, frame options) and before the ones with nothing to do for an
     anonymous GET (sessions, CSRF, authentication, messages, history, axes), which then do
     not run. Its answer is the view's: the same bytes and headers (``ETag``,
-    ``Last-Modified``, ``Cache-Control: no-cache``, ``Vary: Cookie``), and a 304 when the
-    preconditions say so (when :class:`ReaderNotModifiedMiddleware` has not answered it).
-    When no page is kept, the request goes on to the view, which renders and keeps it.
+    ``Last-Modified``, ``Cache-Control`` of :func:`~.pages.mark_for_readers`), and a 304 when
+    the preconditions say so (when :class:`ReaderNotModifiedMiddleware` has not answered it).
+    When no page is kept, the request goes on to the view, which renders it; on its way back
+    through here the page is marked again and kept (:func:`~.pages.still_for_readers`).
 
     Args:
         get_response: the next middleware, as Django passes it.
@@ -88,7 +89,7 @@ class ReaderPageMiddleware:
                 try:
                     content = kept_page(page_key(request), version(request))
                 except LookupError:
-                    return self.get_response(request)
+                    return still_for_readers(self.get_response(request))
                 response = _with_reader_headers(request, HttpResponse(content))
             return response
         return self.get_response(request)

@@ -9,8 +9,9 @@ middleware that serves the kept pages is :mod:`chapters.caching.middleware`.
 import hashlib
 from functools import lru_cache, wraps
 
+from django.conf import settings
 from django.core.cache import cache
-from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.cache import cc_delim_re, patch_cache_control
 from django.views.decorators.http import condition
 
 from .validators import etag, is_reader, last_modified, version
@@ -21,7 +22,9 @@ __all__ = [
     "clear",
     "kept_page",
     "mark_for_readers",
+    "mark_private",
     "page_key",
+    "still_for_readers",
 ]
 
 # How many whole pages each process keeps in its own memory, besides Django's cache.
@@ -61,7 +64,9 @@ def cached_page(view):
     For views whose page depends only on the wiki's content, the path and the viewer (not
     on the query string). ``ReaderNotModifiedMiddleware`` answers readers' 304s and
     ``ReaderPageMiddleware`` serves the kept pages, before the view is reached; here the
-    pages are rendered, a reader's is kept, and signed-in users get their 304s.
+    pages are rendered and marked (:func:`mark_for_readers`, :func:`mark_private`), and
+    signed-in users get their 304s. A reader's page is kept by ``ReaderPageMiddleware``
+    once the middleware after it have seen it (:func:`still_for_readers`).
 
     Args:
         view: a function view.
@@ -73,13 +78,8 @@ def cached_page(view):
     @condition(etag_func=etag, last_modified_func=last_modified)
     def serve(request, *args, **kwargs):
         response = view(request, *args, **kwargs)
-        if (
-            is_reader(request)
-            and response.status_code == 200
-            and not response.streaming
-            and not response.cookies
-        ):
-            cache.set(page_key(request), response.content, version=version(request))
+        if is_reader(request) and response.status_code == 200 and not response.streaming:
+            response.kept_as = (page_key(request), version(request))
         return response
 
     @wraps(view)
@@ -88,7 +88,7 @@ def cached_page(view):
         if is_reader(request):
             mark_for_readers(response)
         else:
-            patch_cache_control(response, no_cache=True, private=True)
+            mark_private(response)
         return response
 
     respond.cached_page = True  # the reader middleware answer for it
@@ -107,6 +107,74 @@ def page_key(request):
 
 
 def mark_for_readers(response):
-    """Say that a reader's page must be revalidated and depends on the cookies sent."""
-    patch_cache_control(response, no_cache=True)
-    patch_vary_headers(response, ["Cookie"])
+    """Say that a reader's page may be kept by a shared cache, and revalidated by browsers.
+
+    ``Cache-Control: public, max-age=0, s-maxage=N, stale-while-revalidate=M`` (RFC 9111,
+    section 5.2.2, and RFC 5861), N and M the settings ``WIKI_SHARED_CACHE_SECONDS`` and
+    ``WIKI_SHARED_CACHE_STALE_SECONDS``: a browser asks again every time (cheaply, with the
+    ETag), and a shared cache in front keeps the page N seconds, then serves it up to M
+    seconds more while it asks the wiki again. The page does not say ``Vary: Cookie``: it is
+    the same for every reader, and a shared cache must not key it by cookies that differ
+    from one reader to the next; the configurations in ``deploy/`` send every request with
+    a session or messages cookie to the wiki instead (``chapters.caching``). A response
+    that sets a cookie is another reader's: it is made private (:func:`mark_private`).
+
+    Args:
+        response: a reader's page or its 304; changed in place.
+    """
+    if response.cookies:
+        mark_private(response)
+        return
+    patch_cache_control(
+        response,
+        public=True,
+        max_age=0,
+        s_maxage=settings.WIKI_SHARED_CACHE_SECONDS,
+        stale_while_revalidate=settings.WIKI_SHARED_CACHE_STALE_SECONDS,
+    )
+    vary = [field for field in cc_delim_re.split(response.get("Vary", "")) if field]
+    if any(field.lower() == "cookie" for field in vary):
+        response["Vary"] = ", ".join(field for field in vary if field.lower() != "cookie")
+        if not response["Vary"]:
+            del response["Vary"]
+
+
+def still_for_readers(response):
+    """Mark a reader's page again once the middleware after the view have seen it, and keep
+    it when it is still the same for every reader.
+
+    Sessions, CSRF and messages come after ``ReaderPageMiddleware`` and may add
+    ``Vary: Cookie`` (Django's ``SessionMiddleware`` does when a template looked at the
+    empty session of a reader) or set a cookie (the messages middleware keeps a message
+    left for a reader in one). A response :func:`mark_for_readers` made public is marked
+    again: without ``Vary: Cookie``, or private when it now sets a cookie. A page
+    :func:`cached_page` rendered for a reader (a 200, not streamed) is then kept in Django's
+    cache, unless it sets a cookie.
+
+    Args:
+        response: the response to a reader's request; changed in place when it is public.
+
+    Returns:
+        ``response``.
+    """
+    if "public" in cc_delim_re.split(response.get("Cache-Control", "")):
+        mark_for_readers(response)
+    kept_as = getattr(response, "kept_as", None)
+    if kept_as is not None and not response.cookies:
+        key, pages_version = kept_as
+        cache.set(key, response.content, version=pages_version)
+    return response
+
+
+def mark_private(response):
+    """Say that a response is for one user only and must be revalidated.
+
+    ``Cache-Control: no-cache, private`` (whatever it said before, ``public`` and
+    ``s-maxage`` included): no shared cache keeps it, and a browser asks again with its
+    ETag. For signed-in users' pages and any response that sets a cookie.
+
+    Args:
+        response: the response; changed in place.
+    """
+    del response["Cache-Control"]
+    patch_cache_control(response, no_cache=True, private=True)
