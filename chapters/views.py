@@ -25,6 +25,7 @@ from .forms import AreaForm, CompareForm, SearchForm
 from .markdown import MarkdownError, render_markdown
 from .models import LinkResolver, MediaResolver, Node, PathRedirect
 from .permissions import can_revert
+from .search.areas import search_areas
 
 REVISIONS_PER_PAGE = 50
 
@@ -246,35 +247,42 @@ def search_results(request):
 
     An empty query shows the form only. A query that finds nothing shows the results of its
     correction (``search.suggest``), when there is one. A page number that is not a number
-    or is past the end shows the first or the last page (``Paginator.get_page``).
+    or is past the end shows the first or the last page (``Paginator.get_page``). The search's
+    queries run under ``search.indexed()``.
     """
-    form = SearchForm(request.GET)
+    areas = search_areas(version(request))
+    form = SearchForm(request.GET, areas=areas.choices)
+    context = {"form": form}
     if not form.is_valid():
-        return render(request, "chapters/search.html", {"form": form}, status=400)
+        context["area_options"] = areas.options_for("")
+        return render(request, "chapters/search.html", context, status=400)
     query, area, status = (form.cleaned_data[name] for name in ("q", "area", "status"))
-    context = {"form": form, "search_query": query}
+    context.update(search_query=query, area_options=areas.options_for(area))
     if query:
-        parsed = search.parse_query(query)
-        nodes = search.find_nodes(parsed, area=area, status=status)
-        page = Paginator(nodes, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
-        corrected = "" if page.paginator.count else search.suggest(query, area=area, status=status)
-        if corrected:
-            parsed = search.parse_query(corrected)
+        with search.indexed():
+            parsed = search.parse_query(query)
             nodes = search.find_nodes(parsed, area=area, status=status)
             page = Paginator(nodes, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
-            context["corrected"] = corrected
-        ancestors = navigation.breadcrumbs(page)
-        context["page"] = page
-        context["results"] = [
-            {
-                "node": node,
-                "title": search.highlight(node.title, parsed),
-                "ancestors": ancestors[node.pk],
-                "snippet": search.snippet(node, parsed),
-            }
-            for node in page
-        ]
-        context["areas"] = form.fields["area"].choices[1:]
+            corrected = (
+                "" if page.paginator.count else search.suggest(query, area=area, status=status)
+            )
+            if corrected:
+                parsed = search.parse_query(corrected)
+                nodes = search.find_nodes(parsed, area=area, status=status)
+                page = Paginator(nodes, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
+                context["corrected"] = corrected
+            ancestors = navigation.breadcrumbs(page)
+            context["page"] = page
+            context["results"] = [
+                {
+                    "node": node,
+                    "title": search.highlight(node.title, parsed),
+                    "ancestors": ancestors[node.pk],
+                    "snippet": search.snippet(node, parsed),
+                }
+                for node in page
+            ]
+        context["area_links"] = areas.links
         context["filtered"] = bool(area or status)
         context["params"] = QueryDict(mutable=True)
         context["params"].update({key: value for key, value in form.cleaned_data.items() if value})
