@@ -247,8 +247,8 @@ def search_results(request):
 
     An empty query shows the form only. A query that finds nothing shows the results of its
     correction (``search.suggest``), when there is one. A page number that is not a number
-    or is past the end shows the first or the last page (``Paginator.get_page``). The search's
-    queries run under ``search.indexed()``.
+    or is past the end shows the first or the last page (``Paginator.get_page``). The areas
+    of the form and of the page without results are kept per version (``search.areas``).
     """
     areas = search_areas(version(request))
     form = SearchForm(request.GET, areas=areas.choices)
@@ -259,34 +259,43 @@ def search_results(request):
     query, area, status = (form.cleaned_data[name] for name in ("q", "area", "status"))
     context.update(search_query=query, area_options=areas.options_for(area))
     if query:
-        with search.indexed():
-            parsed = search.parse_query(query)
-            nodes = search.find_nodes(parsed, area=area, status=status)
-            page = Paginator(nodes, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
-            corrected = (
-                "" if page.paginator.count else search.suggest(query, area=area, status=status)
-            )
-            if corrected:
-                parsed = search.parse_query(corrected)
-                nodes = search.find_nodes(parsed, area=area, status=status)
-                page = Paginator(nodes, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
-                context["corrected"] = corrected
-            ancestors = navigation.breadcrumbs(page)
-            context["page"] = page
-            context["results"] = [
-                {
-                    "node": node,
-                    "title": search.highlight(node.title, parsed),
-                    "ancestors": ancestors[node.pk],
-                    "snippet": search.snippet(node, parsed),
-                }
-                for node in page
-            ]
+        context.update(_search_page(query, area, status, request.GET.get("page")))
         context["area_links"] = areas.links
         context["filtered"] = bool(area or status)
         context["params"] = QueryDict(mutable=True)
         context["params"].update({key: value for key, value in form.cleaned_data.items() if value})
     return render(request, "chapters/search.html", context)
+
+
+def _search_page(query, area, status, number):
+    """Return the search page's results: ``page``, ``results`` and, if made, ``corrected``.
+
+    The query's results, or when it finds nothing, its correction's; the queries run under
+    ``search.indexed()``. ``number`` is the page asked for, as given.
+    """
+    found = {}
+    with search.indexed():
+        parsed = search.parse_query(query)
+        nodes = search.find_nodes(parsed, area=area, status=status)
+        page = Paginator(nodes, RESULTS_PER_PAGE).get_page(number)
+        corrected = "" if page.paginator.count else search.suggest(query, area=area, status=status)
+        if corrected:
+            parsed = search.parse_query(corrected)
+            nodes = search.find_nodes(parsed, area=area, status=status)
+            page = Paginator(nodes, RESULTS_PER_PAGE).get_page(number)
+            found["corrected"] = corrected
+        ancestors = navigation.breadcrumbs(page)
+        found["page"] = page
+        found["results"] = [
+            {
+                "node": node,
+                "title": search.highlight(node.title, parsed),
+                "ancestors": ancestors[node.pk],
+                "snippet": search.snippet(node, parsed),
+            }
+            for node in page
+        ]
+    return found
 
 
 def _typed(request):
