@@ -53,10 +53,13 @@ class SearchForm(forms.Form):
         error_messages={"invalid_choice": "There is no status “%(value)s”."},
     )
 
-    def __init__(self, *args, **kwargs):
-        """Offer the areas (root nodes) by slug, in tree order: one query."""
+    def __init__(self, *args, areas, **kwargs):
+        """Offer ``areas``, the ``(slug, title)`` of every area in tree order, by slug.
+
+        The search page's template renders the area menu from the options kept with them
+        (``chapters.search.areas``), not from this field's widget.
+        """
         super().__init__(*args, **kwargs)
-        areas = Node.objects.root_nodes().values_list("slug", "title")
         self.fields["area"].choices = [("", "All areas"), *areas]
 
 

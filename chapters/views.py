@@ -25,6 +25,7 @@ from .forms import AreaForm, CompareForm, SearchForm
 from .markdown import MarkdownError, render_markdown
 from .models import LinkResolver, MediaResolver, Node, PathRedirect
 from .permissions import can_revert
+from .search.areas import search_areas
 
 REVISIONS_PER_PAGE = 50
 
@@ -246,26 +247,46 @@ def search_results(request):
 
     An empty query shows the form only. A query that finds nothing shows the results of its
     correction (``search.suggest``), when there is one. A page number that is not a number
-    or is past the end shows the first or the last page (``Paginator.get_page``).
+    or is past the end shows the first or the last page (``Paginator.get_page``). The areas
+    of the form and of the page without results are kept per version (``search.areas``).
     """
-    form = SearchForm(request.GET)
+    areas = search_areas(version(request))
+    form = SearchForm(request.GET, areas=areas.choices)
+    context = {"form": form}
     if not form.is_valid():
-        return render(request, "chapters/search.html", {"form": form}, status=400)
+        context["area_options"] = areas.options_for("")
+        return render(request, "chapters/search.html", context, status=400)
     query, area, status = (form.cleaned_data[name] for name in ("q", "area", "status"))
-    context = {"form": form, "search_query": query}
+    context.update(search_query=query, area_options=areas.options_for(area))
     if query:
+        context.update(_search_page(query, area, status, request.GET.get("page")))
+        context["area_links"] = areas.links
+        context["filtered"] = bool(area or status)
+        context["params"] = QueryDict(mutable=True)
+        context["params"].update({key: value for key, value in form.cleaned_data.items() if value})
+    return render(request, "chapters/search.html", context)
+
+
+def _search_page(query, area, status, number):
+    """Return the search page's results: ``page``, ``results`` and, if made, ``corrected``.
+
+    The query's results, or when it finds nothing, its correction's; the queries run under
+    ``search.indexed()``. ``number`` is the page asked for, as given.
+    """
+    found = {}
+    with search.indexed():
         parsed = search.parse_query(query)
         nodes = search.find_nodes(parsed, area=area, status=status)
-        page = Paginator(nodes, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
+        page = Paginator(nodes, RESULTS_PER_PAGE).get_page(number)
         corrected = "" if page.paginator.count else search.suggest(query, area=area, status=status)
         if corrected:
             parsed = search.parse_query(corrected)
             nodes = search.find_nodes(parsed, area=area, status=status)
-            page = Paginator(nodes, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
-            context["corrected"] = corrected
+            page = Paginator(nodes, RESULTS_PER_PAGE).get_page(number)
+            found["corrected"] = corrected
         ancestors = navigation.breadcrumbs(page)
-        context["page"] = page
-        context["results"] = [
+        found["page"] = page
+        found["results"] = [
             {
                 "node": node,
                 "title": search.highlight(node.title, parsed),
@@ -274,11 +295,7 @@ def search_results(request):
             }
             for node in page
         ]
-        context["areas"] = form.fields["area"].choices[1:]
-        context["filtered"] = bool(area or status)
-        context["params"] = QueryDict(mutable=True)
-        context["params"].update({key: value for key, value in form.cleaned_data.items() if value})
-    return render(request, "chapters/search.html", context)
+    return found
 
 
 def _typed(request):

@@ -16,7 +16,7 @@ highlights are computed the same way on both, in Python, from the text readers r
 
 import re
 
-from django.db import connections
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Case, Q, Value, When
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
@@ -31,6 +31,7 @@ __all__ = [
     "MIN_TYPED",
     "find_nodes",
     "highlight",
+    "indexed",
     "parse_query",
     "query_terms",
     "snippet",
@@ -53,6 +54,17 @@ CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 def _backend(nodes):
     """Return the module that searches the database of ``nodes``."""
     return postgresql if connections[nodes.db].vendor == "postgresql" else sqlite
+
+
+def indexed(using=DEFAULT_DB_ALIAS):
+    """Return a context manager under which to run search's queries on database ``using``.
+
+    On PostgreSQL its planner is told to use the indexes that serve them
+    (:func:`.postgresql.indexed`, which says why), in a transaction; on SQLite it does
+    nothing.
+    """
+    backend = postgresql if connections[using].vendor == "postgresql" else sqlite
+    return backend.indexed(using)
 
 
 def parse_query(query):
@@ -142,7 +154,7 @@ def top_results(query):
 
     The first :data:`TOP_RESULTS` nodes :func:`find_nodes` finds, or those of the query's
     correction (:func:`suggest`) when it finds none; nothing for a query shorter than
-    :data:`MIN_TYPED` characters.
+    :data:`MIN_TYPED` characters. The queries run under :func:`indexed`.
 
     Returns:
         A dict: ``corrected`` (the correction shown, or "") and ``results``, a list of dicts
@@ -154,12 +166,13 @@ def top_results(query):
     corrected = ""
     nodes = []
     if len(query) >= MIN_TYPED:
-        parsed = parse_query(query)
-        nodes = list(find_nodes(parsed)[:TOP_RESULTS])
-        corrected = "" if nodes else suggest(query)
-        if corrected:
-            parsed = parse_query(corrected)
+        with indexed():
+            parsed = parse_query(query)
             nodes = list(find_nodes(parsed)[:TOP_RESULTS])
+            corrected = "" if nodes else suggest(query)
+            if corrected:
+                parsed = parse_query(corrected)
+                nodes = list(find_nodes(parsed)[:TOP_RESULTS])
     ancestors = breadcrumbs(nodes)
     return {
         "corrected": corrected,
@@ -191,7 +204,7 @@ def snippet(node, query):
     """
     text = " ".join(CONTROL.sub("", node.body_text).split(" "))
     spans = _spans(query)
-    found = spans(text)
+    found = spans(text, first=True)
     text_words = text.split(" ") if text else []
     start = 0
     if found:

@@ -11,7 +11,13 @@ substring (Chinese, Japanese) with ``LIKE``, which the trigram indexes serve. Mi
 indexes the document with GIN, and the title and body text with ``gin_trgm_ops``. ``<`` in
 the text reaches the parser as a blank, since it would otherwise read text such as
 ``vector<float>`` as an HTML tag and skip it; in the query too.
+
+Search's queries run under :func:`indexed`, with the planner's sequential scans turned off:
+the planner counts no cost for reading a row's stored vector out of TOAST, so it prices a
+scan of the table far below what it costs (below).
 """
+
+from contextlib import contextmanager
 
 from django.contrib.postgres.lookups import TrigramWordSimilar
 from django.contrib.postgres.search import (
@@ -20,11 +26,15 @@ from django.contrib.postgres.search import (
     SearchVectorField,
     TrigramWordSimilarity,
 )
-from django.db import connections
+from django.db import connections, transaction
 from django.db.models import BooleanField, Case, F, Q, Value, When
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import StrIndex
+from django.db.models.lookups import GreaterThan
 
-__all__ = ["DOCUMENT", "find", "title_candidates"]
+from .query import MIN_PREFIX
+
+__all__ = ["DOCUMENT", "find", "indexed", "title_candidates"]
 
 ENGLISH, SIMPLE = "chapters_english", "chapters_simple"
 CANDIDATES = 20  # titles read to correct one word
@@ -34,6 +44,29 @@ WORD_SIMILARITY = 0.3  # pg_trgm.word_similarity_threshold while looking for the
 # is on DOCUMENT, both joined.
 ENGLISH_VECTOR, SIMPLE_VECTOR, DOCUMENT = "search_english", "search_simple", "search_document"
 TITLE_DOCUMENT = f"ts_filter({DOCUMENT}, '{{a}}')"  # the title's words only (weight A)
+
+
+@contextmanager
+def indexed(using):
+    """Plan the queries of the block with the indexes that serve them, in a transaction.
+
+    PostgreSQL's planner prices matching a row (``@@``) as one operator and reading the
+    row's stored vector (out of TOAST, decompressed) as nothing, so a scan of the table looks
+    cheap: for a word found in many rows, or under a ``LIMIT`` (``exists()``), it prefers
+    the scan to the GIN index, though the scan reads and matches every row's vector; at
+    20,000 nodes, hundreds of milliseconds where the index takes a few (bench/README.md,
+    "Search"). ``enable_seqscan = off`` only adds a large cost to a sequential scan: the
+    planner takes an index wherever one serves the query, and still scans a table when
+    none does. ``SET LOCAL`` keeps it to the transaction: the block's own, or, when the
+    block runs inside one (a test's), the enclosing one.
+
+    Args:
+        using: the alias of the database searched.
+    """
+    with transaction.atomic(using=using, savepoint=False):
+        with connections[using].cursor() as cursor:
+            cursor.execute("SET LOCAL enable_seqscan = off")
+        yield
 
 
 def _vector(sql):
@@ -84,10 +117,16 @@ def _term_query(term, configs=(ENGLISH, SIMPLE)):
 def _substring(term):
     """Return a condition true for nodes whose title or body text contains ``term``.
 
-    Case matters (``LIKE``, which the trigram indexes serve): the scripts written without
-    spaces have none.
+    Case matters: the scripts written without spaces have none. ``LIKE``, which the trigram
+    indexes serve, from three characters on; a shorter substring has no trigram, so the
+    indexes would offer every row to check again, and ``strpos()`` (which no index serves)
+    has the table scanned once instead, as SQLite does with ``LIKE`` (:mod:`.sqlite`).
     """
-    return Q(title__contains=term.text) | Q(body_text__contains=term.text)
+    if len(term.text) >= MIN_PREFIX:
+        return Q(title__contains=term.text) | Q(body_text__contains=term.text)
+    return Q(GreaterThan(StrIndex("title", Value(term.text)), 0)) | Q(
+        GreaterThan(StrIndex("body_text", Value(term.text)), 0)
+    )
 
 
 def find(nodes, query, title_is_query):

@@ -24,6 +24,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import islice
 
 import snowballstemmer
 
@@ -268,7 +269,8 @@ def highlighter(query):
 
     Returns:
         A function from a text to the sorted, non-overlapping ``(start, end)`` spans that
-        match in it.
+        match in it; with ``first=True``, to a list of the first of them only (or none),
+        found without reading the rest of the text.
     """
     exact, stems, prefixes, substrings = set(), set(), [], []
     for term in [option for each in query.terms for option in each.options or [each]]:
@@ -285,24 +287,24 @@ def highlighter(query):
         else None
     )
 
+    starts = tuple(prefixes)
+
     def matches(word):
         folded = fold(word)
-        return (
-            folded in exact
-            or english_stem(folded) in stems
-            or any(folded.startswith(prefix) for prefix in prefixes)
-        )
+        return folded in exact or english_stem(folded) in stems or folded.startswith(starts)
 
-    def spans(text):
-        found = [match.span() for match in WORD.finditer(text) if matches(match.group())]
+    def spans(text, *, first=False):
+        limit = 1 if first else None
+        found = (match.span() for match in WORD.finditer(text) if matches(match.group()))
+        found = list(islice(found, limit))
         if pattern is not None:
-            found.extend(match.span() for match in pattern.finditer(text))
+            found.extend(match.span() for match in islice(pattern.finditer(text), limit))
         merged = []
         for start, end in sorted(found):
             if merged and start <= merged[-1][1]:
                 merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
             else:
                 merged.append((start, end))
-        return merged
+        return merged[:limit]
 
     return spans
