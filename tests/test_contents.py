@@ -14,15 +14,16 @@ from chapters.models import Node
 from chapters.outline import build_fixture
 from tests.helpers import soup, toc_outline
 
-TOC = django_settings.BASE_DIR / "templates" / "chapters" / "_toc.html"
+TOC = django_settings.BASE_DIR / "templates" / "chapters" / "_toc_entries.html"
 
 CHAIN_DEPTH = 300
 
 
 def override_toc(settings, tmp_path, text):
-    """Serve ``chapters/_toc.html`` from ``tmp_path`` with ``text`` instead of the project's."""
+    """Serve ``chapters/_toc_entries.html`` from ``tmp_path`` with ``text`` instead of the
+    project's."""
     (tmp_path / "chapters").mkdir()
-    (tmp_path / "chapters" / "_toc.html").write_text(text, encoding="utf-8")
+    (tmp_path / "chapters" / "_toc_entries.html").write_text(text, encoding="utf-8")
     templates = [{**engine} for engine in settings.TEMPLATES]
     templates[0]["DIRS"] = [tmp_path, *templates[0]["DIRS"]]
     settings.TEMPLATES = templates
@@ -73,7 +74,7 @@ def test_contents_without_the_page_leave_it_unmarked_with_a_warning(client, smal
     client.get("/area-b/section-b1/chapter-five/")
     page = Node.objects.get(title="Chapter Five")
     navigation, _ = contents.page_navigation(page, "another-version")
-    empty = contents.Contents(html="<ol></ol>", links={}, sections={}, bridges={})
+    empty = contents.Contents(html="<ol></ol>", links={}, sections={})
     with caplog.at_level(logging.WARNING, logger="chapters.contents"):
         assert contents.mark_current(empty, page, navigation) == "<ol></ol>"
     assert caplog.messages == [
