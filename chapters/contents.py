@@ -245,8 +245,8 @@ def page_navigation(node, version):
         outline = single_flight(OUTLINE_KEY, version, build)
     rows = read.get("rows")
     if navigation is None:
-        roots = cache_trees(_nodes(_branch_rows(rows, node))) if rows is not None else branch(node)
-        navigation = _page_navigation(roots, outline, node)
+        near = _branch_rows(rows, node) if rows is not None else branch(node)
+        navigation = _page_navigation(cache_trees(_nodes(near)), outline, node, version)
         cache.set(key, navigation, version=version)
     if navigation.toc is not None:
         return navigation, mark_safe(navigation.toc)
@@ -315,24 +315,26 @@ def single_flight(key, version, build):
 
 
 def branch(node):
-    """Return the nodes ``node``'s page shows, linked as trees (one query).
+    """Return the rows of the nodes ``node``'s page shows, in tree order (one query).
 
     Those are the areas, its ancestors and each one's children (its siblings among them),
-    and its whole subtree (for its children's readiness), in tree order:
-    :func:`~chapters.models.cache_trees` links them, as they are closed under parents. Only
-    ``node``'s own subtree is whole. :func:`_branch_rows` picks the same nodes from rows.
+    and its whole subtree (for its children's readiness): closed under parents, so
+    :func:`~chapters.models.cache_trees` links them, and only ``node``'s own subtree is
+    whole. Rows (``FIELDS``), not model instances: on SQLite the read scans one index
+    (migration ``0017_node_outline_index``). :func:`_branch_rows` picks the same rows from
+    the whole tree's.
 
     Args:
         node: any node.
 
     Returns:
-        The areas, their children cached along the branch (``find()`` gives the node).
+        A list of rows.
     """
     paths = node.ancestor_paths()
     near = Q(level=0) | Q(path__in=paths) | Q(pk=node.pk) | Q(path__startswith=f"{node.path}/")
     for level, path in enumerate(paths, start=1):
         near |= Q(level=level, path__startswith=f"{path}/")
-    return cache_trees(Node.objects.for_navigation().filter(near))
+    return list(Node.objects.filter(near).values_list(*FIELDS))
 
 
 def mark_current(contents, node, navigation):
@@ -404,9 +406,12 @@ def area_digests(rows, release):
         if row[LEVEL] == 0:
             areas.append([])
         areas[-1].append(row)
-    return [
-        (hashlib.sha256(f"{release}\0{area!r}".encode()).hexdigest()[:32], area) for area in areas
-    ]
+    return [(_digest(area, release), area) for area in areas]
+
+
+def _digest(rows, release):
+    """Return a digest of ``rows`` and ``release``: 32 hexadecimal digits of a SHA-256."""
+    return hashlib.sha256(f"{release}\0{rows!r}".encode()).hexdigest()[:32]
 
 
 def _render(listed):
@@ -538,13 +543,14 @@ def _release(version):
     return version.rpartition("-")[2]
 
 
-def _page_navigation(roots, outline, node):
+def _page_navigation(roots, outline, node, version):
     """Return the :class:`PageNavigation` of ``node`` from the branch read around it.
 
     Args:
-        roots: the areas, as :func:`branch` links them.
+        roots: the areas, with the branch linked under them (:func:`branch`).
         outline: the tree's :class:`Outline`.
         node: the node of the page.
+        version: the version of the pages.
     """
     in_tree = find(roots, node.pk)
     count_chapters([in_tree])  # its subtree is whole: its sections' counts are right
@@ -562,11 +568,40 @@ def _page_navigation(roots, outline, node):
     )
     if outline.inline():
         return navigation
+    return dataclasses.replace(
+        navigation, toc=_branch_contents(roots, in_tree, navigation, version)
+    )
+
+
+def _branch_contents(roots, in_tree, navigation, version):
+    """Return the contents a page holds past ``TOC_INLINE_MAX_NODES``, marked for it.
+
+    Every area, closed, and the page's area listing its branch: each ancestor's children,
+    and the page's own when it is a section. The closed areas are rendered once and kept
+    under the digest of the areas' rows (each one's span in the HTML with them), so a page
+    renders only its own area's branch.
+    """
+    area = in_tree
+    while area.parent_id is not None:
+        area = area.parent
+    closed = [tuple(getattr(root, field) for field in FIELDS) for root in roots]
+    key = FRAGMENT_KEY.format(_digest(closed, f"closed-{_release(version)}"))
+    kept = cache.get(key)
+    if kept is None:
+        pieces = [_render(entries([root], opened=set())).html for root in roots]
+        spans, at = {}, 0
+        for root, piece in zip(roots, pieces, strict=True):
+            spans[root.pk] = (at, at + len(piece))
+            at += len(piece)
+        kept = ("".join(pieces), spans)
+        cache.set(key, kept)
+    html, spans = kept
     opened = {each.pk for each in navigation.ancestors}
     if navigation.children:
         opened.add(in_tree.pk)
-    html = mark_current(_render(entries(roots, opened)), node, navigation)
-    return dataclasses.replace(navigation, toc=str(html))
+    own = mark_current(_render(entries([area], opened)), in_tree, navigation)
+    start, end = spans[area.pk]
+    return f"{html[:start]}{own}{html[end:]}"
 
 
 def _detached(node):
