@@ -328,6 +328,9 @@ def main():
             url, page, result["page_cold_ms"], args.duration, args.connections, args.workers
         )
     )
+    from bench.scale import measure_scale
+
+    result.update(measure_scale(url, args.workers, args.duration, args.connections))
     result.update(measure_writes())
     Path(args.out).write_text(json.dumps(result, indent=2), encoding="utf-8")
 

@@ -42,6 +42,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass
+from operator import itemgetter
 
 from django.conf import settings
 from django.core.cache import cache
@@ -51,7 +52,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from .models import Node, cache_trees
-from .navigation import ancestors, find, neighbours
+from .navigation import ancestors, find, neighbours, reading_bridges
 from .readiness import Readiness, count_chapters
 
 __all__ = [
@@ -175,9 +176,9 @@ class Outline:
     ``size`` is the number of nodes; ``areas`` the digest of each area, in order
     (:func:`area_digests`); ``bridges`` maps the primary key of each node with chapters to
     the chapters read before its first chapter and after its last
-    (:func:`~chapters.navigation.reading_bridges`' rule), each a ``(section row, chapter
-    row)`` pair of plain tuples (``FIELDS``) or None: tuples, not model instances, keep the
-    entry small.
+    (:func:`~chapters.navigation.reading_bridges`), each a ``(section row, chapter row)``
+    pair of plain tuples (``FIELDS``) or None: tuples, not model instances, keep the entry
+    small.
     """
 
     size: int
@@ -487,23 +488,16 @@ def _fragments_of(areas):
 
 def _outline(rows, release):
     """Return the :class:`Outline` of the tree's ``rows``."""
-    chapters = [row for row in rows if row[KIND] == CHAPTER]
     by_pk = {row[ID]: row for row in rows}
-    first, last = {}, {}
-    for index, chapter in enumerate(chapters):
-        first.setdefault(chapter[PARENT], index)
-        last[chapter[PARENT]] = index
-
-    def step(index):
-        if 0 <= index < len(chapters):
-            chapter = chapters[index]
-            return by_pk[chapter[PARENT]], chapter
-        return None
-
+    chapters = [row for row in rows if row[KIND] == CHAPTER]
+    bridges = reading_bridges(chapters, itemgetter(PARENT))
     return Outline(
         size=len(rows),
         areas=tuple(digest for digest, _ in area_digests(rows, release)),
-        bridges={pk: (step(first[pk] - 1), step(last[pk] + 1)) for pk in first},
+        bridges={
+            pk: tuple(chapter and (by_pk[chapter[PARENT]], chapter) for chapter in pair)
+            for pk, pair in bridges.items()
+        },
     )
 
 
