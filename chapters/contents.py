@@ -39,6 +39,7 @@ renders without recursion.
 import dataclasses
 import hashlib
 import logging
+import marshal
 import re
 import time
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ from operator import itemgetter
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
+from django.db import connection
 from django.db.models import Q
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
@@ -83,6 +85,7 @@ TEMPLATE = "chapters/_toc_entries.html"
 OUTLINE_KEY = "contents-outline"
 CONTENTS_KEY = "contents"
 FRAGMENT_KEY = "contents-area:{}"
+BRIDGES_KEY = "contents-bridges:{}"
 
 # The single flight of a build across processes (single_flight): the lock is given up after
 # LOCK_SECONDS (a builder that died); the others wait up to WAIT_SECONDS for its result,
@@ -174,25 +177,18 @@ class Outline:
     """What a page needs of the whole tree, read once per version (:func:`page_navigation`).
 
     ``size`` is the number of nodes; ``areas`` the digest of each area, in order
-    (:func:`area_digests`); ``bridges`` maps the primary key of each node with chapters to
-    the chapters read before its first chapter and after its last
-    (:func:`~chapters.navigation.reading_bridges`), each a ``(section row, chapter row)``
-    pair of plain tuples (``FIELDS``) or None: tuples, not model instances, keep the entry
-    small.
+    (:func:`area_digests`); ``bridges`` the digest the reading path across sections is kept
+    under (:func:`_bridges`): it changes only when a chapter at the end of a section does,
+    so versions share one copy, and an outline weighs a few kilobytes per version.
     """
 
     size: int
     areas: tuple
-    bridges: dict
+    bridges: str
 
     def inline(self):
         """Return True when pages hold the whole contents (``TOC_INLINE_MAX_NODES``)."""
         return self.size <= settings.TOC_INLINE_MAX_NODES
-
-    def steps(self, pk):
-        """Return the ``(before, after)`` :class:`Step` pair of node ``pk``, or None."""
-        pair = self.bridges.get(pk)
-        return pair and tuple(step and Step(*map(_node, step)) for step in pair)
 
 
 @dataclass(frozen=True)
@@ -241,17 +237,22 @@ def page_navigation(node, version):
 
         def build():
             read["rows"] = _tree_rows()
-            return _outline(read["rows"], _release(version))
+            read["bridges"] = _reading_path(read["rows"])
+            return _outline(read["rows"], _release(version), read["bridges"])
 
         outline = single_flight(OUTLINE_KEY, version, build)
     rows = read.get("rows")
     if navigation is None:
         near = _branch_rows(rows, node) if rows is not None else branch(node)
-        navigation = _page_navigation(cache_trees(_nodes(near)), outline, node, version)
+        navigation = _page_navigation(near, outline, node, version, read.get("bridges"))
         cache.set(key, navigation, version=version)
     if navigation.toc is not None:
         return navigation, mark_safe(navigation.toc)
-    contents = single_flight(CONTENTS_KEY, version, lambda: _whole(outline, version, rows))
+    contents = single_flight(
+        CONTENTS_KEY,
+        version,
+        lambda: Contents.joined(_fragments(outline.areas, _release(version), rows)),
+    )
     return navigation, mark_current(contents, node, navigation)
 
 
@@ -272,8 +273,10 @@ def whole_list(version):
         outline = single_flight(
             OUTLINE_KEY, version, lambda: _outline(_tree_rows(), _release(version))
         )
-        contents = _joined_fragments(outline.areas, _release(version), None)
-    return f"<ol>\n{contents.html}</ol>\n"
+        html = "".join(each.html for each in _fragments(outline.areas, _release(version), None))
+    else:
+        html = contents.html
+    return f"<ol>\n{html}</ol>\n"
 
 
 def single_flight(key, version, build):
@@ -410,9 +413,17 @@ def area_digests(rows, release):
     return [(_digest(area, release), area) for area in areas]
 
 
-def _digest(rows, release):
-    """Return a digest of ``rows`` and ``release``: 32 hexadecimal digits of a SHA-256."""
-    return hashlib.sha256(f"{release}\0{rows!r}".encode()).hexdigest()[:32]
+def _digest(value, release):
+    """Return a digest of ``value`` (rows, or a dict of them) and ``release``.
+
+    ``marshal``'s version 2 writes equal values as equal bytes (unlike its later versions
+    and ``pickle``, whose references follow which objects are shared), and is quicker than
+    ``repr``; its format may change with Python's version, which only renders anew.
+
+    Returns:
+        32 hexadecimal digits of a SHA-256.
+    """
+    return hashlib.sha256(release.encode() + b"\0" + marshal.dumps(value, 2)).hexdigest()[:32]
 
 
 def _render(listed):
@@ -446,80 +457,127 @@ def _render(listed):
     return Contents(html="".join(pieces), links=found["link"], sections=found["section"])
 
 
-def _whole(outline, version, rows):
-    """Return the whole contents for the inline pages: the areas' fragments joined.
+def _fragments(digests, release, rows):
+    """Return the fragments of the areas of ``digests``, in order; render those missing.
+
+    When a fragment is missing (evicted, or never rendered), the tree's rows are read
+    (unless given) and the areas missing are rendered from them, kept under the digests of
+    what they show: a key never names other content than its own. The fragments returned
+    are then those of the rows read, which are as new as the version or newer.
 
     Args:
-        outline: the tree's :class:`Outline`.
-        version: the version of the pages.
-        rows: the tree's rows when this request read them, else None.
+        digests: the areas' digests (:attr:`Outline.areas`).
+        release: the digest of the code and templates.
+        rows: the tree's rows when the request read them, else None.
     """
-    if rows is not None:
-        return _fragments_of(area_digests(rows, _release(version)))
-    return _joined_fragments(outline.areas, _release(version), None)
-
-
-def _joined_fragments(digests, release, rows):
-    """Return the fragments of the areas of ``digests`` joined; render those missing.
-
-    When a fragment is missing (evicted, or never rendered), the tree is read again and
-    the areas missing are rendered from what was read, kept under the digests of what
-    they show: a key never names other content than its own.
-    """
-    keys = [FRAGMENT_KEY.format(digest) for digest in digests]
-    found = cache.get_many(keys)
-    if len(found) == len(keys):
-        return Contents.joined(found[key] for key in keys)
-    return _fragments_of(area_digests(rows if rows is not None else _tree_rows(), release))
-
-
-def _fragments_of(areas):
-    """Return the fragments of ``areas`` (``area_digests()``) joined, rendering those the
-    cache lacks and keeping them."""
+    if rows is None:
+        keys = [FRAGMENT_KEY.format(digest) for digest in digests]
+        found = cache.get_many(keys)
+        if len(found) == len(keys):
+            return [found[key] for key in keys]
+        rows = _tree_rows()
+    areas = area_digests(rows, release)
     keys = [FRAGMENT_KEY.format(digest) for digest, _ in areas]
     found = cache.get_many(keys)
-    missing = [(key, rows) for key, (_, rows) in zip(keys, areas, strict=True) if key not in found]
+    missing = [(key, area) for key, (_, area) in zip(keys, areas, strict=True) if key not in found]
     if missing:
-        fresh = {key: _render(entries(cache_trees(_nodes(rows)))) for key, rows in missing}
+        fresh = {key: _render(entries(cache_trees(_nodes(area)))) for key, area in missing}
         cache.set_many(fresh)
         found.update(fresh)
-    return Contents.joined(found[key] for key in keys)
+    return [found[key] for key in keys]
 
 
-def _outline(rows, release):
-    """Return the :class:`Outline` of the tree's ``rows``."""
-    by_pk = {row[ID]: row for row in rows}
-    chapters = [row for row in rows if row[KIND] == CHAPTER]
-    bridges = reading_bridges(chapters, itemgetter(PARENT))
+def _outline(rows, release, bridges=None):
+    """Return the :class:`Outline` of the tree's ``rows``; keep its reading path.
+
+    Args:
+        rows: the tree's rows.
+        release: the digest of the code and templates.
+        bridges: the rows' reading path (:func:`_reading_path`), when worked out already.
+    """
+    bridges = _reading_path(rows) if bridges is None else bridges
+    key = BRIDGES_KEY.format(_digest(bridges, release))
+    if not cache.has_key(key):  # kept already, by a version before, for most edits
+        cache.set(key, bridges)
     return Outline(
         size=len(rows),
         areas=tuple(digest for digest, _ in area_digests(rows, release)),
-        bridges={
-            pk: tuple(chapter and (by_pk[chapter[PARENT]], chapter) for chapter in pair)
-            for pk, pair in bridges.items()
-        },
+        bridges=key,
     )
 
 
+def _reading_path(rows):
+    """Return the reading path across sections of the tree's ``rows``.
+
+    Returns:
+        A dict from the primary key of each node with chapters to the chapters read before
+        its first chapter and after its last (:func:`~chapters.navigation.reading_bridges`),
+        each a ``(section row, chapter row)`` pair of plain tuples (``FIELDS``) or None:
+        tuples, not model instances, keep the entry small.
+    """
+    by_pk = {row[ID]: row for row in rows}
+    chapters = [row for row in rows if row[KIND] == CHAPTER]
+    return {
+        pk: tuple(chapter and (by_pk[chapter[PARENT]], chapter) for chapter in pair)
+        for pk, pair in reading_bridges(chapters, itemgetter(PARENT)).items()
+    }
+
+
+def _steps(outline, pk, bridges):
+    """Return the ``(before, after)`` :class:`Step` pair of node ``pk``, or None.
+
+    Args:
+        outline: the tree's :class:`Outline`.
+        pk: a node's primary key.
+        bridges: the reading path when this request worked it out; else None, and it is
+            the one kept under ``outline.bridges``, or worked out again from the tree when
+            the cache lost it.
+    """
+    if bridges is None:
+        bridges = cache.get(outline.bridges)
+    if bridges is None:
+        bridges = _reading_path(_tree_rows())
+    pair = bridges.get(pk)
+    return pair and tuple(step and Step(*map(_node, step)) for step in pair)
+
+
 def _tree_rows():
-    """Return every node's ``FIELDS``, in tree order (one query, no model instances)."""
-    return list(Node.objects.values_list(*FIELDS))
+    """Return every node's ``FIELDS``, in tree order (one query, no model instances).
+
+    The queryset's SQL, run on a cursor: 20,000 plain tuples, without the queryset's work
+    per row.
+    """
+    sql, params = Node.objects.values_list(*FIELDS).query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
 
 
 def _branch_rows(rows, node):
-    """Return the rows :func:`branch` reads for ``node``, picked from the tree's rows."""
+    """Return the rows :func:`branch` reads for ``node``, picked from the tree's rows.
+
+    One pass in tree order: every area, and in the page's area its ancestors (whose rows
+    come before their children's), their children and its subtree.
+    """
+    top, below = node.path.partition("/")[0], f"{node.path}/"
     ancestors_ = set(node.ancestor_paths())
-    opened = {row[ID] for row in rows if row[PATH] in ancestors_}
-    below = f"{node.path}/"
-    return [
-        row
-        for row in rows
-        if row[LEVEL] == 0
-        or row[ID] == node.pk
-        or row[PATH] in ancestors_
-        or row[PARENT] in opened
-        or row[PATH].startswith(below)
-    ]
+    near, opened, inside = [], set(), False
+    for row in rows:
+        if row[LEVEL] == 0:
+            inside = row[PATH] == top
+            near.append(row)
+        elif inside and (
+            row[ID] == node.pk
+            or row[PARENT] in opened
+            or row[PATH] in ancestors_
+            or row[PATH].startswith(below)
+        ):
+            near.append(row)
+        else:
+            continue
+        if row[PATH] in ancestors_:
+            opened.add(row[ID])
+    return near
 
 
 def _nodes(rows):
@@ -537,20 +595,26 @@ def _release(version):
     return version.rpartition("-")[2]
 
 
-def _page_navigation(roots, outline, node, version):
-    """Return the :class:`PageNavigation` of ``node`` from the branch read around it.
+def _page_navigation(near, outline, node, version, bridges):
+    """Return the :class:`PageNavigation` of ``node`` from the rows read around it.
+
+    Only the rows of the page's own area become model instances; the other areas' are
+    rendered closed, once for every page (:func:`_branch_contents`).
 
     Args:
-        roots: the areas, with the branch linked under them (:func:`branch`).
+        near: the rows :func:`branch` reads for ``node``.
         outline: the tree's :class:`Outline`.
         node: the node of the page.
         version: the version of the pages.
+        bridges: the reading path when this request worked it out, else None.
     """
-    in_tree = find(roots, node.pk)
+    top = node.path.partition("/")[0]
+    own = [row for row in near if row[PATH] == top or row[PATH].startswith(f"{top}/")]
+    in_tree = find(cache_trees(_nodes(own)), node.pk)
     count_chapters([in_tree])  # its subtree is whole: its sections' counts are right
-    bridge = outline.steps(in_tree.parent_id)
+    bridge = _steps(outline, in_tree.parent_id, bridges) if in_tree.is_chapter else None
     previous, following = neighbours(in_tree) if in_tree.is_chapter else (None, None)
-    before, after = bridge if in_tree.is_chapter and bridge else (None, None)
+    before, after = bridge or (None, None)
     navigation = PageNavigation(
         ancestors=tuple(map(_detached, ancestors(in_tree))),
         previous=previous and _detached(previous),
@@ -562,30 +626,35 @@ def _page_navigation(roots, outline, node, version):
     )
     if outline.inline():
         return navigation
-    return dataclasses.replace(
-        navigation, toc=_branch_contents(roots, in_tree, navigation, version)
-    )
+    areas = [row for row in near if row[LEVEL] == 0]
+    toc = _branch_contents(areas, in_tree, navigation, version)
+    return dataclasses.replace(navigation, toc=toc)
 
 
-def _branch_contents(roots, in_tree, navigation, version):
+def _branch_contents(areas, in_tree, navigation, version):
     """Return the contents a page holds past ``TOC_INLINE_MAX_NODES``, marked for it.
 
     Every area, closed, and the page's area listing its branch: each ancestor's children,
     and the page's own when it is a section. The closed areas are rendered once and kept
     under the digest of the areas' rows (each one's span in the HTML with them), so a page
     renders only its own area's branch.
+
+    Args:
+        areas: the rows of every area.
+        in_tree: the page's node, in its area's branch.
+        navigation: its :class:`PageNavigation`.
+        version: the version of the pages.
     """
     area = in_tree
     while area.parent_id is not None:
         area = area.parent
-    closed = [tuple(getattr(root, field) for field in FIELDS) for root in roots]
-    key = FRAGMENT_KEY.format(_digest(closed, f"closed-{_release(version)}"))
+    key = FRAGMENT_KEY.format(_digest(areas, f"closed-{_release(version)}"))
     kept = cache.get(key)
     if kept is None:
-        pieces = [_render(entries([root], opened=set())).html for root in roots]
+        pieces = [_render(entries([_node(row)], opened=set())).html for row in areas]
         spans, at = {}, 0
-        for root, piece in zip(roots, pieces, strict=True):
-            spans[root.pk] = (at, at + len(piece))
+        for row, piece in zip(areas, pieces, strict=True):
+            spans[row[ID]] = (at, at + len(piece))
             at += len(piece)
         kept = ("".join(pieces), spans)
         cache.set(key, kept)

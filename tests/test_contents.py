@@ -331,3 +331,35 @@ def test_reads_of_the_tree_and_of_a_branch_scan_one_index_on_sqlite(small_tree):
         with connection.cursor() as cursor:
             plan = [row[-1] for row in cursor.execute(f"EXPLAIN QUERY PLAN {read['sql']}")]
         assert plan == ["SCAN chapters_node USING COVERING INDEX chapters_node_outline"]
+
+
+@pytest.mark.django_db
+def test_branch_picked_from_the_tree_is_the_branch_read(small_tree):
+    rows = contents._tree_rows()
+    assert len(rows) == 11
+    for each in Node.objects.all():
+        assert contents._branch_rows(rows, each) == contents.branch(each), each.title
+    titles = [row[contents.TITLE] for row in contents.branch(node("Chapter Four"))]
+    assert titles == ["Area A", "Section A1", "Section A2", "Chapter Four", "Area B"]
+
+
+@pytest.mark.django_db
+def test_reading_path_is_kept_once_for_versions_that_share_it(client, small_tree):
+    client.get("/area-a/")
+    first = cache.get(contents.OUTLINE_KEY, version=caching.version(client.get("/").wsgi_request))
+    edit("Chapter Two", body="A new body: Chapter Two is in the middle of its section.")
+    second = cache.get(
+        contents.OUTLINE_KEY, version=caching.version(client.get("/area-a/").wsgi_request)
+    )
+    assert second is not None and second is not first
+    assert second.bridges == first.bridges
+    edit("Chapter Three", title="Chapter Three Renamed")  # the last of its section
+    third = cache.get(
+        contents.OUTLINE_KEY, version=caching.version(client.get("/area-a/").wsgi_request)
+    )
+    assert third.bridges != first.bridges
+    steps = cache.get(third.bridges)[node("Section A2").pk]
+    assert [step and step[1][contents.TITLE] for step in steps] == [
+        "Chapter Three Renamed",
+        "Chapter Five",
+    ]
