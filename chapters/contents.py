@@ -284,10 +284,11 @@ def single_flight(key, version, build):
 
     The first process to miss takes a lock in Django's cache (``cache.add``, atomic in
     Redis and in local memory), builds the value, keeps it and gives the lock up. A process
-    that finds the lock taken waits for the value up to ``WAIT_SECONDS``, then builds it
-    itself (the builder may have died, or be slow: a reader never waits longer on it). With
-    the cache in local memory each process has its own lock, so the flight is single per
-    process, not across them.
+    that finds the lock taken waits while it is held, up to ``WAIT_SECONDS``, then takes
+    the value, or builds it itself (the builder may have died, or be slow: a reader never
+    waits longer on it). A cache that keeps nothing (a Redis that cannot be reached) holds
+    no lock, so nobody waits. With the cache in local memory each process has its own lock,
+    so the flight is single per process, not across them.
 
     Args:
         key: a cache key.
@@ -308,14 +309,18 @@ def single_flight(key, version, build):
         finally:
             cache.delete(lock, version=version)
         return value
-    deadline = time.monotonic() + WAIT_SECONDS
-    while time.monotonic() < deadline:
+    # Another process holds the lock; or none does (it has just given it up, or the cache
+    # keeps nothing: a Redis that cannot be reached), and there is nothing to wait for.
+    start = time.monotonic()
+    while cache.has_key(lock, version=version):
+        if time.monotonic() - start >= WAIT_SECONDS:
+            logger.warning(
+                "Waited %s s for %s of version %s; building it too.", WAIT_SECONDS, key, version
+            )
+            return build()
         time.sleep(POLL_SECONDS)
-        value = cache.get(key, version=version)
-        if value is not None:
-            return value
-    logger.warning("Waited %s s for %s of version %s; building it too.", WAIT_SECONDS, key, version)
-    return build()
+    value = cache.get(key, version=version)
+    return build() if value is None else value
 
 
 def branch(node):

@@ -287,10 +287,17 @@ def test_single_flight_waits_for_the_process_holding_the_lock(monkeypatch):
         waits.append(seconds)
         if len(waits) == 3:
             cache.set("k", "theirs", version="v1")
+            cache.delete("k:building", version="v1")
 
     monkeypatch.setattr(contents.time, "sleep", other_process_finishes)
     assert contents.single_flight("k", "v1", lambda: pytest.fail("built twice")) == "theirs"
     assert waits == [contents.POLL_SECONDS] * 3
+
+
+def test_single_flight_waits_for_nothing_when_the_cache_keeps_nothing(monkeypatch):
+    monkeypatch.setattr(cache, "add", lambda *args, **kwargs: False)  # as a Redis that is down
+    monkeypatch.setattr(contents.time, "sleep", lambda seconds: pytest.fail("waited"))
+    assert contents.single_flight("k", "v1", lambda: "mine") == "mine"
 
 
 def test_single_flight_builds_itself_when_the_lock_holder_is_late(monkeypatch, caplog):
