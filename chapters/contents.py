@@ -83,6 +83,7 @@ TEMPLATE = "chapters/_toc_entries.html"
 # Cache keys: the outline and the whole contents under the wiki's version; an area's
 # fragment under the digest of what it shows (no version: its key names its content).
 OUTLINE_KEY = "contents-outline"
+AREAS_KEY = "contents-areas"
 CONTENTS_KEY = "contents"
 FRAGMENT_KEY = "contents-area:{}"
 BRIDGES_KEY = "contents-bridges:{}"
@@ -177,7 +178,9 @@ class Outline:
     """What a page needs of the whole tree, read once per version (:func:`page_navigation`).
 
     ``size`` is the number of nodes; ``areas`` the digest of each area, in order
-    (:func:`area_digests`); ``bridges`` the digest the reading path across sections is kept
+    (:func:`area_digests`), for the pages that hold the whole contents (else None: the
+    whole list's resource works them out when it is asked for, :func:`whole_list`);
+    ``bridges`` the digest the reading path across sections is kept
     under (:func:`_bridges`): it changes only when a chapter at the end of a section does,
     so versions share one copy, and an outline weighs a few kilobytes per version.
     """
@@ -260,7 +263,10 @@ def whole_list(version):
     """Return the whole contents as one ``<ol>`` for the resource ``/contents/<version>.html``.
 
     Joined from the areas' fragments (those missing are rendered from one read of the
-    tree), unmarked: the script that loads it marks the page it is put in.
+    tree), unmarked: the script that loads it marks the page it is put in. The areas'
+    digests are worked out once per version (:func:`single_flight`), from one read of the
+    tree; the joined list is not kept (megabytes per version: browsers and shared caches
+    keep it).
 
     Args:
         version: the version of the pages.
@@ -269,13 +275,16 @@ def whole_list(version):
         The HTML, a string.
     """
     contents = cache.get(CONTENTS_KEY, version=version)
-    if contents is None:
-        outline = single_flight(
-            OUTLINE_KEY, version, lambda: _outline(_tree_rows(), _release(version))
-        )
-        html = "".join(each.html for each in _fragments(outline.areas, _release(version), None))
-    else:
-        html = contents.html
+    if contents is not None:
+        return f"<ol>\n{contents.html}</ol>\n"
+    release, read = _release(version), {}
+
+    def build():
+        read["rows"] = _tree_rows()
+        return tuple(digest for digest, _ in area_digests(read["rows"], release))
+
+    digests = single_flight(AREAS_KEY, version, build)
+    html = "".join(each.html for each in _fragments(digests, release, read.get("rows")))
     return f"<ol>\n{html}</ol>\n"
 
 
@@ -504,11 +513,9 @@ def _outline(rows, release, bridges=None):
     key = BRIDGES_KEY.format(_digest(bridges, release))
     if not cache.has_key(key):  # kept already, by a version before, for most edits
         cache.set(key, bridges)
-    return Outline(
-        size=len(rows),
-        areas=tuple(digest for digest, _ in area_digests(rows, release)),
-        bridges=key,
-    )
+    inline = len(rows) <= settings.TOC_INLINE_MAX_NODES
+    areas = tuple(digest for digest, _ in area_digests(rows, release)) if inline else None
+    return Outline(size=len(rows), areas=areas, bridges=key)
 
 
 def _reading_path(rows):
