@@ -18,13 +18,14 @@ changes both; a renamed or reordered area changes its own, and every area's rows
 own order. The whole list joins the areas' fragments (:meth:`Contents.joined`), shifting
 their marks.
 
-**Once per version.** What a page needs of the whole tree is one read of its rows (a
-``values_list``: no model instance per node), kept under the wiki's version as an
-:class:`Outline`: the tree's size, each area's digest and the reading path across sections.
-It is built once across processes (:func:`single_flight`): the first process takes a lock
-in the shared cache, the others wait for its result a short while and build it themselves
-only if it does not come, so an edit under load costs one read of the tree, not one per
-worker.
+**Once per version.** What a page needs of the whole tree is one read of its rows (plain
+tuples, no model instance per node), kept under the wiki's version as an :class:`Outline`:
+the tree's size, each area's digest when pages hold the whole contents, and the key of the
+reading path across sections (kept under its own digest, so versions share it). It is built
+once across processes (:func:`single_flight`): the first process takes a lock in the shared
+cache, the others wait for its result a short while and build it themselves only if it does
+not come, so an edit under load costs one read of the tree, not one per worker. A page's
+own branch is then one read of the nodes around it (:func:`branch`).
 
 **Marks.** Where the marks of the page shown go is not searched for in the template's
 bytes: the template writes, per entry, a mark for its link's opening tag and one for its
