@@ -329,6 +329,9 @@ def main():
             url, page, result["page_cold_ms"], args.duration, args.connections, args.workers
         )
     )
+    from bench.scale import measure_scale
+
+    result.update(measure_scale(url, args.workers, args.duration, args.connections))
     result.update(measure_writes())
     from bench.editors import measure_editors
 

@@ -30,6 +30,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import scale  # noqa: E402
 
 # The targets of issue 8.
 PAGE_FLOOR_RATIO = 0.8  # warm chapter page throughput / floor throughput, at least
@@ -67,6 +70,13 @@ COLUMNS = [
     ("cached r/s", "rps_cached", "{:.1f}"),
     ("cached/static", "cached_ratio", "{:.3f}"),
     ("edit seen s", "edit_seen_max_s", "{:.2f}"),
+    # Issue 19 (bench/scale.py).
+    ("page KB", "page_kb", "{:.1f}"),
+    ("toc KB", "resource_kb", "{:.1f}"),
+    ("edit ms", "edit_first_ms", "{:.1f}"),
+    ("edit max ms", "edit_first_max_ms", "{:.1f}"),
+    ("load max ms", "load_max_ms", "{:.1f}"),
+    ("RSS MB", "worker_rss_mb", "{:.1f}"),
 ]
 
 
@@ -262,6 +272,7 @@ def checks(results, sizes):
                 + ", ".join("yes" if r["writes_seen"] else "NO" for r in rows),
             )
         )
+        lines.extend(scale.checks(database, rows))
     return lines
 
 

@@ -1,5 +1,5 @@
 """Reads that span the tree: the table of contents, breadcrumbs, a chapter's neighbours,
-the nodes around a page, the nodes linking to a node.
+the reading path across sections, the nodes linking to a node.
 
 Each read is one query, whatever the size of the tree, and returns nodes in tree order; the
 walks over what a read returned (:func:`find`, :func:`ancestors`, :func:`neighbours`) make
@@ -7,13 +7,12 @@ none. What a page shows of them is kept in the cache by :mod:`chapters.contents`
 chapters of a section are ready is counted by :mod:`chapters.readiness`.
 """
 
-from django.db.models import Q
+from operator import attrgetter
 
 from .models import Node, cache_trees
 
 __all__ = [
     "table_of_contents",
-    "around",
     "breadcrumb",
     "breadcrumbs",
     "neighbours",
@@ -37,26 +36,6 @@ def table_of_contents():
         A list of the root nodes (the areas).
     """
     return cache_trees(Node.objects.for_navigation())
-
-
-def around(node):
-    """Return ``node`` with the nodes its page shows cached around it (one query).
-
-    Those are its ancestors (by the prefixes of its path), its siblings when it is a chapter
-    (for the neighbours) and its whole subtree (for its children's readiness), in tree order:
-    :func:`~chapters.models.cache_trees` links them, as they are closed under parents. Only
-    ``node``'s own subtree is whole; its ancestors' cached children are partial.
-
-    Args:
-        node: any node.
-
-    Returns:
-        The copy of ``node`` in the nodes read, or None when it has just been deleted.
-    """
-    near = Q(path__in=node.ancestor_paths()) | Q(pk=node.pk) | Q(path__startswith=f"{node.path}/")
-    if node.is_chapter:
-        near |= Q(parent_id=node.parent_id)
-    return find(cache_trees(Node.objects.for_navigation().filter(near)), node.pk)
 
 
 def find(toc, pk):
@@ -126,7 +105,7 @@ def neighbours(node):
     return previous, following
 
 
-def reading_bridges(toc):
+def reading_bridges(chapters, parent_of=attrgetter("parent_id")):
     """Return, for each node with chapters, the chapters read just before and after them.
 
     The reading order is every chapter in tree order. Previous/Next stay among one section's
@@ -135,23 +114,20 @@ def reading_bridges(toc):
     after its last. Without a query.
 
     Args:
-        toc: root nodes whose children are cached (:func:`table_of_contents`).
+        chapters: every chapter of the tree in tree order: nodes, or rows of their fields
+            (``chapters.contents`` passes rows).
+        parent_of: a function returning a chapter's parent's primary key; by default its
+            ``parent_id``.
 
     Returns:
         A dict from the primary key of each node with chapters among its children to a
-        ``(before, after)`` pair of chapters (their parents cached); either is None at the
-        start or the end of the whole reading order.
+        ``(before, after)`` pair of items of ``chapters``; either is None at the start or
+        the end of the whole reading order.
     """
-    chapters, stack = [], list(reversed(toc))
-    while stack:
-        node = stack.pop()
-        if node.is_chapter:
-            chapters.append(node)
-        stack.extend(reversed(node.cached_children))
     first, last = {}, {}
     for index, chapter in enumerate(chapters):
-        first.setdefault(chapter.parent_id, index)
-        last[chapter.parent_id] = index
+        first.setdefault(parent_of(chapter), index)
+        last[parent_of(chapter)] = index
     return {
         pk: (
             chapters[first[pk] - 1] if first[pk] > 0 else None,

@@ -39,7 +39,20 @@ class MediaNameConverter:
         return value
 
 
+class PagesVersionConverter:
+    """A version of the pages (``caching.version()``): digits, letters and hyphens."""
+
+    regex = "[0-9a-z-]+"
+
+    def to_python(self, value):
+        return value
+
+    def to_url(self, value):
+        return value
+
+
 register_converter(NodePathConverter, "nodepath")
+register_converter(PagesVersionConverter, "pagesversion")
 register_converter(MediaNameConverter, "medianame")
 
 app_name = "chapters"
@@ -84,5 +97,6 @@ urlpatterns = [
     path("books/<str:format>/", books.book, name="book"),
     path("books/<str:format>/<nodepath:path>/", books.book, name="book-section"),
     path("print/<nodepath:path>/", views.print_section, name="print"),
+    path("contents/<pagesversion:pages_version>.html", views.contents_list, name="contents"),
     path("<nodepath:path>/", views.node_detail, name="node"),
 ]

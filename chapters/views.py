@@ -11,8 +11,10 @@ from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, JsonResponse, QueryDict
+from django.http import Http404, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.cache import patch_cache_control
 from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import condition, require_GET, require_http_methods
@@ -28,6 +30,9 @@ from .permissions import can_revert
 from .search.areas import search_areas
 
 REVISIONS_PER_PAGE = 50
+
+# The whole contents' resource (contents_list): its URL names its version, so it never changes.
+CONTENTS_CACHE_CONTROL = "public, max-age=31536000, immutable"
 
 RESULTS_PER_PAGE = 20
 
@@ -54,6 +59,7 @@ def node_detail(request, path):
         "node": node,
         "ancestors": around.ancestors,
         "toc_html": toc_html,
+        "contents_url": around.toc and reverse("chapters:contents", args=[version(request)]),
         "linked_from": navigation.linked_from(node),
     }
     if request.user.is_authenticated:
@@ -64,6 +70,27 @@ def node_detail(request, path):
         return render(request, "chapters/chapter.html", context)
     context["children"], context["readiness"] = around.children, around.readiness
     return render(request, "chapters/section.html", context)
+
+
+@require_http_methods(["GET", "HEAD"])
+def contents_list(request, pages_version):
+    """Answer ``/contents/<version>.html``: the whole table of contents as one ``<ol>``.
+
+    The list pages load when the tree is too large for each to hold it
+    (``contents.page_navigation``). Its URL names the version of the pages, so its answer
+    never changes: browsers and shared caches keep it a year without asking again
+    (``immutable``, RFC 8246). A URL of another version (an old page's) redirects to the
+    current one, uncached. Search engines are asked not to index it: each node has its page.
+    """
+    current = version(request)
+    if pages_version != current:
+        response = redirect("chapters:contents", pages_version=current)
+        patch_cache_control(response, no_cache=True)
+        return response
+    response = HttpResponse(contents.whole_list(current), content_type="text/html; charset=utf-8")
+    response["Cache-Control"] = CONTENTS_CACHE_CONTROL
+    response["X-Robots-Tag"] = "noindex"
+    return response
 
 
 @cached_page

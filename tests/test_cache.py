@@ -42,6 +42,25 @@ def test_settings_give_redis_short_timeouts():
     assert options == "{'socket_connect_timeout': 0.1, 'socket_timeout': 0.2}"
 
 
+def test_settings_keep_entries_until_culled_in_memory_and_a_week_in_redis():
+    code = (
+        "from wiki import settings as s; c = s.CACHES['default']; "
+        "print(c['TIMEOUT'], c.get('OPTIONS', {}).get('MAX_ENTRIES'))"
+    )
+    assert run_with_environment(code, DJANGO_SECRET_KEY="k") == "None 2000"
+    redis_env = {"DJANGO_SECRET_KEY": "k", "REDIS_URL": "redis://cache:6379/2"}
+    assert run_with_environment(code, **redis_env) == "604800 None"
+    assert run_with_environment(code, WIKI_CACHE_TIMEOUT="3600", **redis_env) == "3600 None"
+
+
+def test_settings_inline_the_contents_up_to_1000_nodes():
+    code = "from wiki import settings as s; print(s.TOC_INLINE_MAX_NODES)"
+    assert run_with_environment(code, DJANGO_SECRET_KEY="k") == "1000"
+    assert (
+        run_with_environment(code, DJANGO_SECRET_KEY="k", WIKI_TOC_INLINE_MAX_NODES="250") == "250"
+    )
+
+
 @pytest.mark.redis
 def test_cache_round_trips_through_redis():
     value = {"title": "Graph Optimization and Kernel Fusion", "lft": 3}

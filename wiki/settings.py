@@ -184,23 +184,35 @@ WIKI_SHARED_CACHE_STALE_SECONDS = int(os.environ.get("WIKI_SHARED_CACHE_STALE_SE
 # given a tenth of a second to connect and a fifth to answer (redis-py waits 5 s for each by
 # default, per operation), far more than a Redis on the same network takes.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+CACHE_TIMEOUT = int(os.environ.get("WIKI_CACHE_TIMEOUT") or 7 * 24 * 3600)
 if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "chapters.caching.backends.TolerantRedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": {"socket_connect_timeout": 0.1, "socket_timeout": 0.2},
+            # Everything is kept under a version or a digest of its content, so nothing goes
+            # stale: entries expire only to free the memory of old versions, after a week
+            # (Django's default, 300 s, dropped the contents every five minutes).
+            "TIMEOUT": CACHE_TIMEOUT,
         }
     }
 else:
-    # Room for every page of the curriculum and its navigation (about 450 entries; the
-    # default, 300, would cull a third of them whenever it filled up).
+    # Room for every page of the curriculum and its navigation (about 450 entries) and for
+    # the fragments of the contents of 20,000 nodes (721 areas); when full, the third least
+    # recently read is dropped. Nothing expires by time (TIMEOUT None): every entry is kept
+    # under a version or a digest of its content, so none goes stale.
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "OPTIONS": {"MAX_ENTRIES": 1000},
+            "TIMEOUT": None,
+            "OPTIONS": {"MAX_ENTRIES": 2000},
         }
     }
+
+# Past this many nodes, pages hold the areas and their own branch of the table of contents,
+# and load the whole list from one resource per version (chapters.contents).
+TOC_INLINE_MAX_NODES = int(os.environ.get("WIKI_TOC_INLINE_MAX_NODES") or 1000)
 
 # Errors are visible where the process manager keeps the server's output: with debug off, the
 # traceback of every 500 (logged by Django's "django.request" at ERROR) goes to standard

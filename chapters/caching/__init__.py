@@ -55,9 +55,9 @@ decorated with :func:`~.pages.cached_page` keeps a reader's page (a 200 that set
 cookie, once the middleware after ``ReaderPageMiddleware`` have seen it) whole in Django's
 cache under the version of the pages and its URL without the query (scheme, host and path:
 a page names its own absolute URL); each process also keeps the last few it read in its own
-memory (:func:`~.pages.kept_page`). Parts of pages are kept under the same version by the
-modules that build them (``chapters.contents``: the table of contents and what each page
-shows of the tree).
+memory (:func:`~.pages.kept_page`). Parts of pages are kept by the modules that build them,
+under the same version or under a digest of their content (``chapters.contents``: the table
+of contents and what each page shows of the tree).
 
 **The two middleware**, in ``MIDDLEWARE`` (``wiki/settings.py``):
 

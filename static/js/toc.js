@@ -1,8 +1,67 @@
 // The table of contents beside a page: the filter above it, the current page scrolled into
-// view, and on phones the table in a drawer behind the header's "Contents" button. Without
-// JavaScript the filter stays hidden and, on phones, the table stays after the page's
-// content.
+// view, on phones the table in a drawer behind the header's "Contents" button, and on a large
+// tree the whole list loaded when the reader turns to it. Without JavaScript the filter stays
+// hidden and, on phones, the table stays after the page's content.
 "use strict";
+
+// On a tree too large for every page to hold it, the page holds the areas and its own branch,
+// and the nav names the whole list (data-contents: one resource per version of the wiki,
+// which browsers keep). It is fetched once, the first time the reader points at, focuses or
+// filters the contents, and put in place of the page's list: marked for this page (its link
+// current, the sections leading to it open), the focus kept on the same link. Closed sections
+// take no room, so the entries already shown do not move. On a failure the page's own list
+// stays, and the next turn tries again.
+function setUpWholeList(toc, sidebar, loaded) {
+  const url = toc.dataset.contents;
+  if (!url) return;
+  let loading = false;
+
+  function mark(list) {
+    const here = Array.from(list.querySelectorAll("a")).find(
+      (a) => a.getAttribute("href") === window.location.pathname,
+    );
+    if (!here) return;
+    here.setAttribute("aria-current", "page");
+    for (let up = here.closest("details"); up; up = up.parentElement.closest("details")) {
+      up.open = true;
+    }
+    const own = here.parentElement.querySelector(":scope > details");
+    if (own) own.open = true;
+  }
+
+  function load() {
+    if (loading) return;
+    loading = true;
+    fetch(url, { credentials: "same-origin" })
+      .then((response) => {
+        if (!response.ok) throw new Error(`${url}: ${response.status}`);
+        return response.text();
+      })
+      .then((html) => {
+        const template = document.createElement("template");
+        template.innerHTML = html;
+        const list = template.content.querySelector("ol");
+        const old = toc.querySelector(":scope > ol");
+        const focused = old.contains(document.activeElement) && document.activeElement;
+        mark(list);
+        old.replaceWith(list);
+        delete toc.dataset.contents;
+        if (focused && focused.matches("a")) {
+          const same = Array.from(list.querySelectorAll("a")).find(
+            (a) => a.getAttribute("href") === focused.getAttribute("href"),
+          );
+          if (same) same.focus({ preventScroll: true });
+        }
+        loaded();
+      })
+      .catch(() => {
+        loading = false;
+      });
+  }
+
+  sidebar.addEventListener("pointerenter", load);
+  sidebar.addEventListener("focusin", load);
+}
 
 // Narrow the contents to the entries whose names hold every word typed (any case), with the
 // sections leading to them and everything under a matching section; every shown section is
@@ -11,7 +70,7 @@
 // document order, a parent always before its children, so one pass marks what to show.
 function setUpFilter(toc) {
   const box = document.querySelector(".toc-filter");
-  if (!box) return;
+  if (!box) return null;
   const input = box.querySelector("input");
   const status = box.querySelector(".toc-filter-status");
   let entries = null;
@@ -93,6 +152,13 @@ function setUpFilter(toc) {
       window.location.assign(first.item.firstElementChild.href);
     }
   });
+  // After the whole list replaced the page's: read the entries again, filter them anew.
+  return function reread() {
+    entries = null;
+    filtering = false;
+    toc.classList.remove("toc-filtering");
+    if (input.value) apply();
+  };
 }
 
 // On a phone, the table is a drawer over the page (laid out so by wiki.css from the start,
@@ -191,7 +257,8 @@ document.addEventListener("DOMContentLoaded", () => {
   const toc = document.getElementById("toc");
   const sidebar = document.getElementById("sidebar");
   if (!toc || !sidebar) return;
-  setUpFilter(toc);
+  const reread = setUpFilter(toc);
+  setUpWholeList(toc, sidebar, () => reread && reread());
   const button = document.querySelector(".toc-toggle");
   if (button) setUpDrawer(sidebar, toc, button);
   reveal(sidebar, toc);

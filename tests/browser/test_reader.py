@@ -63,7 +63,8 @@ def test_filter_is_quick_on_20000_entries(browse, db):
             outline.extend(f"    Chapter {a}-{s}-{c}" for c in range(50))
     assert build_tree("\n".join(outline) + "\n") == 19_900
     page = browse("/area-9/section-9-38/chapter-9-38-49/")
-    assert page.locator("#toc li").count() == 19_900
+    page.get_by_label("Filter the chapters").focus()  # loads the whole list (a large tree)
+    expect(page.locator("#toc li")).to_have_count(19_900, timeout=60_000)
     timings = page.evaluate(
         """() => {
             const field = document.getElementById("toc-filter-q");
@@ -81,6 +82,38 @@ def test_filter_is_quick_on_20000_entries(browse, db):
     print("filter timings (ms):", timings)
     assert max(total for _, total in timings) < 1000, timings
     assert shown_names(page)[-1] == "Chapter 9-38-49"
+
+
+def test_large_tree_loads_the_whole_contents_for_the_filter(browse, small_tree, settings):
+    settings.TOC_INLINE_MAX_NODES = 5  # the small tree's 11 nodes are past it
+    page = browse(CHAPTER_FOUR)
+    page.wait_for_load_state("networkidle")
+    branch = ["Area A", "Section A1", "Section A2", "Chapter Four", "Area B"]
+    assert shown_names(page) == branch
+    assert page.locator("#toc li").count() == 5
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    field = page.get_by_label("Filter the chapters")
+    field.fill("five")  # a chapter of another area, which the page does not hold
+    expect(page.locator(".toc-filter-status")).to_have_text("1 match")
+    assert shown_names(page) == ["Area B", "Section B1", "Chapter Five"]
+    assert page.locator("#toc li").count() == 11
+    assert [re.sub(r"/contents/[^/]+", "/contents/V", url) for url in requests] == [
+        f"{page.url.split('/area-a/')[0]}/contents/V"
+    ]
+    field.press("Escape")
+    assert shown_names(page) == branch  # the whole list, marked for this page
+    expect(page.locator('#toc [aria-current="page"]')).to_have_text("Chapter Four")
+    assert page.locator("#toc summary", has_text="Contents of “Section B1”").count() == 1
+
+
+def test_large_tree_without_javascript_links_each_section(browse, small_tree, settings):
+    settings.TOC_INLINE_MAX_NODES = 5
+    page = browse(CHAPTER_FOUR, java_script=False)
+    assert page.locator("#toc li").count() == 5
+    with page.expect_navigation(url="**/area-b/"):
+        page.locator("#toc").get_by_role("link", name="Area B").click()
+    assert page.locator("#toc li > a").all_text_contents() == ["Area A", "Area B", "Section B1"]
 
 
 def test_phone_drawer_keeps_the_focus_inside_until_escape(browse, small_tree):
