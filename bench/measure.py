@@ -9,7 +9,8 @@ Writes one JSON object of measurements to ``--out``. In-process, with Django's t
 queries and time of a chapter page with the cache emptied (cold) and again (warm), the time
 to build the table of contents, to add a chapter at the front of the first section and to
 move a section to another area. Then under gunicorn and wrk: requests per second of the
-floor (bench/urls.py), of the warm chapter page, and of the page answered 304 to its ETag.
+stack floor (bench/urls.py), of the honest floor (bench/floor/), of the warm chapter page,
+and of the page answered 304 to its ETag.
 """
 
 import argparse
@@ -216,7 +217,8 @@ def head_status(url, headers):
 
 
 def measure_served(url, page, cold_ms, duration, connections, workers):
-    """Serve the project with gunicorn and load it with wrk: floor, warm page, 304.
+    """Serve the project with gunicorn and load it with wrk: stack floor, warm page, 304, and
+    the honest floor, served by a gunicorn of its own.
 
     Args:
         url: the chapter page's path.
@@ -239,6 +241,8 @@ def measure_served(url, page, cold_ms, duration, connections, workers):
         floor_file.write_bytes(page)
         port = free_port()
         log = open(Path(scratch) / "gunicorn.log", "wb")  # noqa: SIM115
+        floor_port, floor_log = free_port(), open(Path(scratch) / "floor.log", "wb")  # noqa: SIM115
+        floor_server = start_honest_floor(root, floor_port, workers, floor_file, floor_log)
         server = subprocess.Popen(
             [
                 str(Path(sys.executable).with_name("gunicorn")),
@@ -256,43 +260,95 @@ def measure_served(url, page, cold_ms, duration, connections, workers):
             stderr=subprocess.STDOUT,
         )
         base = f"http://127.0.0.1:{port}"
+        honest_floor = f"http://127.0.0.1:{floor_port}/"
+
+        def address(path):
+            """Return the URL of ``path`` on the product's server, or ``path`` if a URL."""
+            return path if "://" in path else f"{base}{path}"
+
         try:
             wait_until_up(f"{base}/bench-floor/")
+            wait_until_up(honest_floor)
             results = {}
             status, headers = head_status(f"{base}{url}", {})
             if status != 200:
                 raise RuntimeError(f"gunicorn answered {status} for {url}")
             etag = headers.get("ETag")
             targets = {"floor": ("/bench-floor/", ()), "page": (url, ())}
+            targets["honest_floor"] = (honest_floor, ())
             if etag and head_status(f"{base}{url}", {"If-None-Match": etag})[0] == 304:
                 targets["not_modified"] = (url, (f"If-None-Match: {etag}",))
             else:
                 results["not_modified"] = None
             warm_up = WARM_UP_SECONDS + math.ceil(COLD_PAGES_IN_WARM_UP * cold_ms / 1000)
             for path, extra in targets.values():
-                wrk(f"{base}{path}", warm_up, connections, extra)
-                wait_until_up(f"{base}/bench-floor/")  # after the requests wrk left queued
+                wrk(address(path), warm_up, connections, extra)
+                wait_until_up(address(path))  # after the requests wrk left queued
             rates = {name: [] for name in targets}
             requests, errors = dict.fromkeys(targets, 0), dict.fromkeys(targets, 0)
             for _ in range(ROUNDS):
                 for name, (path, extra) in targets.items():
-                    rate, done, failed = wrk(f"{base}{path}", duration, connections, extra)
+                    rate, done, failed = wrk(address(path), duration, connections, extra)
                     rates[name].append(rate)
                     requests[name] += done
                     errors[name] += failed
-                    wait_until_up(f"{base}/bench-floor/")
+                    wait_until_up(address(path))
             results.update({name: statistics.median(each) for name, each in rates.items()})
         finally:
-            server.terminate()
-            server.wait(timeout=60)
+            for each in (server, floor_server):
+                each.terminate()
+                each.wait(timeout=60)
             log.close()
+            floor_log.close()
     return {
         **{f"rps_{name}": rate for name, rate in results.items()},
         "rps_rounds": rates,
         "wrk_requests": requests,
         "wrk_errors": errors,
         "etag": etag,
+        "access_log": os.environ.get("GUNICORN_ACCESS_LOG") or None,
     }
+
+
+def start_honest_floor(root, port, workers, floor_file, log):
+    """Start gunicorn serving the honest floor (``bench/floor/``) on ``port``.
+
+    With the product's gunicorn settings (``wiki/gunicorn.conf.py``: the same worker class,
+    timeouts and keep-alive) and as many workers, but the floor's application and no access
+    log, whatever ``GUNICORN_ACCESS_LOG`` says.
+
+    Args:
+        root: the repository's root.
+        port: a free loopback port.
+        workers: gunicorn's worker processes.
+        floor_file: the file holding the page's bytes.
+        log: an open file for gunicorn's output.
+
+    Returns:
+        The gunicorn process.
+    """
+    return subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("gunicorn")),
+            "--config",
+            str(root / "wiki" / "gunicorn.conf.py"),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--no-control-socket",
+            "bench.floor.wsgi:application",
+        ],
+        cwd=root,
+        env={
+            **os.environ,
+            "BENCH_FLOOR_FILE": str(floor_file),
+            "DJANGO_SETTINGS_MODULE": "bench.floor.settings",
+            "GUNICORN_ACCESS_LOG": "",
+        },
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
 
 
 def main():
