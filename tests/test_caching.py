@@ -6,7 +6,6 @@ from unittest import mock
 import bleach.sanitizer
 import markdown
 import pytest
-from csp.middleware import CSPMiddleware
 from django.conf import settings
 from django.contrib.sessions.middleware import SessionMiddleware
 from django.core.cache import cache
@@ -19,6 +18,7 @@ from chapters import caching, history
 from chapters.caching import SOURCES, source_digest
 from chapters.models import Link, Node, PathRedirect, WikiVersion
 from tests.helpers import edit, node, soup
+from wiki.csp import PolicyOnceMiddleware
 
 CHAPTER_FIVE = "/area-b/section-b1/chapter-five/"
 
@@ -224,7 +224,7 @@ def test_reader_pages_and_304s_are_answered_before_sessions_as_the_view_answers(
             SessionMiddleware, "process_request", autospec=True, side_effect=AssertionError
         ) as sessions,
         mock.patch.object(
-            CSPMiddleware, "process_response", autospec=True, side_effect=AssertionError
+            PolicyOnceMiddleware, "process_response", autospec=True, side_effect=AssertionError
         ) as csp,
     ):
         early = client.get(url, HTTP_IF_NONE_MATCH=rendered["ETag"])  # before CSP too
