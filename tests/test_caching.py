@@ -11,11 +11,13 @@ from django.contrib.sessions.middleware import SessionMiddleware
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
+from django.urls import Resolver404, URLResolver, get_resolver, resolve
 from django.utils.http import http_date
 from pytest_django.asserts import assertHTMLEqual
 
 from chapters import caching, history
 from chapters.caching import SOURCES, source_digest
+from chapters.caching.middleware import resolves_to_cached_page
 from chapters.models import Link, Node, PathRedirect, WikiVersion
 from tests.helpers import edit, node, soup
 from wiki.csp import PolicyOnceMiddleware
@@ -459,3 +461,53 @@ def test_old_revision_pages_render_once_per_version_for_readers(client, small_tr
     edit("Chapter Six", body="Changed.")
     reader_page(client, url)
     assert convert.call_count == 4  # the edit, then the page of the new version
+
+
+PATHS = [
+    "/",
+    CHAPTER_FIVE,
+    "/area-b/",
+    "/search/",
+    "/recent/",
+    "/history/area-b/",
+    "/admin/",
+    "/robots.txt",
+    "/healthz",
+    "/no/such/page",
+    "/media/",
+    "/static/css/site.css",
+]
+
+
+def test_resolves_to_cached_page_answers_as_django_resolves():
+    resolves_to_cached_page.cache_clear()
+    django_answers = []
+    for path in PATHS:
+        try:
+            django_answers.append(getattr(resolve(path).func, "cached_page", False))
+        except Resolver404:
+            django_answers.append(False)
+    for _ in range(2):  # resolved, then remembered
+        assert [resolves_to_cached_page(get_resolver(), path) for path in PATHS] == (django_answers)
+    assert django_answers == [True, True, True] + [False] * 9
+    assert resolves_to_cached_page.cache_info().hits == len(PATHS)
+
+
+@pytest.mark.django_db
+def test_a_kept_reader_page_is_served_without_resolving_its_path(client, small_tree, monkeypatch):
+    resolves_to_cached_page.cache_clear()
+    resolved = []
+    resolve_path = URLResolver.resolve
+
+    def counted(resolver, path):
+        if resolver is get_resolver():  # the root, not the includes it resolves in turn
+            resolved.append(path)
+        return resolve_path(resolver, path)
+
+    monkeypatch.setattr(URLResolver, "resolve", counted)
+    rendered = client.get(CHAPTER_FIVE)
+    resolved_for_the_view = list(resolved)
+    kept = client.get(CHAPTER_FIVE)
+    not_modified = client.get(CHAPTER_FIVE, HTTP_IF_NONE_MATCH=rendered["ETag"])
+    assert (kept.content, not_modified.status_code) == (rendered.content, 304)
+    assert resolved == resolved_for_the_view == [CHAPTER_FIVE] * 2  # the middleware's, Django's

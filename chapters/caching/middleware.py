@@ -6,15 +6,23 @@
 told in :mod:`chapters.caching` and in each class below.
 """
 
+from functools import lru_cache
+
 from django.http import HttpResponse
-from django.urls import Resolver404, resolve
+from django.urls import Resolver404, get_resolver, get_urlconf
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 
 from .pages import kept_page, mark_for_readers, page_key
 from .validators import etag, is_reader, version, wiki_version
 
-__all__ = ["PRECONDITIONS", "ReaderNotModifiedMiddleware", "ReaderPageMiddleware"]
+__all__ = [
+    "PRECONDITIONS",
+    "RESOLVED_PATHS",
+    "ReaderNotModifiedMiddleware",
+    "ReaderPageMiddleware",
+    "resolves_to_cached_page",
+]
 
 
 # The request headers that make a GET conditional (RFC 9110, section 13.1).
@@ -24,6 +32,9 @@ PRECONDITIONS = (
     "HTTP_IF_MODIFIED_SINCE",
     "HTTP_IF_UNMODIFIED_SINCE",
 )
+
+# How many paths each process remembers whether they resolve to a ``cached_page`` view.
+RESOLVED_PATHS = 256
 
 
 class ReaderNotModifiedMiddleware:
@@ -115,13 +126,33 @@ def _with_reader_headers(request, response):
 def _serves_cached_page(request):
     """Return True when ``request``'s path resolves to a ``cached_page`` view.
 
-    Resolved once per request; both middleware ask.
+    Answered once per request (both middleware ask) by :func:`resolves_to_cached_page`.
     """
     if not hasattr(request, "_serves_cached_page"):
-        try:
-            match = resolve(request.path_info, urlconf=getattr(request, "urlconf", None))
-        except Resolver404:
-            request._serves_cached_page = False
-        else:
-            request._serves_cached_page = getattr(match.func, "cached_page", False)
+        urlconf = getattr(request, "urlconf", None) or get_urlconf()
+        request._serves_cached_page = resolves_to_cached_page(
+            get_resolver(urlconf), request.path_info
+        )
     return request._serves_cached_page
+
+
+@lru_cache(maxsize=RESOLVED_PATHS)
+def resolves_to_cached_page(resolver, path):
+    """Return True when ``resolver`` resolves ``path`` to a ``cached_page`` view.
+
+    What Django's ``resolve()`` answers depends only on the URLconf and the path (the
+    wiki's URL patterns have no translated or per-request parts), so a process remembers
+    the answer for the last ``RESOLVED_PATHS`` paths it was asked: the most read pages are
+    then not resolved before the view, which Django resolves again when the request gets
+    there. ``get_resolver()`` makes a new resolver when the URLconf changes (a test's
+    ``ROOT_URLCONF``), under which nothing is remembered yet.
+
+    Args:
+        resolver: the URLconf's resolver, ``django.urls.get_resolver(urlconf)``.
+        path: the request's ``path_info``.
+    """
+    try:
+        match = resolver.resolve(path)
+    except Resolver404:
+        return False
+    return getattr(match.func, "cached_page", False)
