@@ -12,12 +12,13 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 from django.urls import Resolver404, URLResolver, get_resolver, resolve
+from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 from pytest_django.asserts import assertHTMLEqual
 
 from chapters import caching, history
 from chapters.caching import SOURCES, source_digest
-from chapters.caching.middleware import resolves_to_cached_page
+from chapters.caching.middleware import _is_not_modified, resolves_to_cached_page
 from chapters.models import Link, Node, PathRedirect, WikiVersion
 from tests.helpers import edit, node, soup
 from wiki.csp import PolicyOnceMiddleware
@@ -511,3 +512,28 @@ def test_a_kept_reader_page_is_served_without_resolving_its_path(client, small_t
     not_modified = client.get(CHAPTER_FIVE, HTTP_IF_NONE_MATCH=rendered["ETag"])
     assert (kept.content, not_modified.status_code) == (rendered.content, 304)
     assert resolved == resolved_for_the_view == [CHAPTER_FIVE] * 2  # the middleware's, Django's
+
+
+ETAG = '"7-20261201-abc-reader"'
+
+
+@pytest.mark.parametrize(
+    ("headers", "short_cut"),
+    [
+        ({"HTTP_IF_NONE_MATCH": ETAG}, True),
+        ({"HTTP_IF_NONE_MATCH": f"W/{ETAG}"}, True),
+        ({"HTTP_IF_NONE_MATCH": ETAG, "HTTP_IF_MODIFIED_SINCE": http_date(0)}, True),
+        ({"HTTP_IF_NONE_MATCH": f'"other", {ETAG}'}, False),
+        ({"HTTP_IF_NONE_MATCH": "*"}, False),
+        ({"HTTP_IF_NONE_MATCH": '"other"'}, False),
+        ({"HTTP_IF_NONE_MATCH": ETAG, "HTTP_IF_MATCH": '"other"'}, False),
+        ({"HTTP_IF_NONE_MATCH": ETAG, "HTTP_IF_UNMODIFIED_SINCE": http_date(0)}, False),
+        ({"HTTP_IF_MODIFIED_SINCE": http_date(2_000_000_000)}, False),
+    ],
+)
+def test_short_cut_304_is_what_django_answers(rf, headers, short_cut):
+    request = rf.get(CHAPTER_FIVE, **headers)
+    django = get_conditional_response(request, etag=ETAG, last_modified=1_800_000_000)
+    assert _is_not_modified(request, ETAG) is short_cut
+    if short_cut:
+        assert (django.status_code, dict(django.headers)) == (304, {})

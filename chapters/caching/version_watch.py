@@ -53,7 +53,7 @@ import time
 
 import psycopg
 from django.conf import settings
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 from ..models import WikiVersion
 
@@ -109,9 +109,12 @@ class DataVersion:
         Raises:
             django.db.Error: from the query, when the database cannot be read.
         """
-        if connection.in_atomic_block or not connection.get_autocommit():
+        db = connections[DEFAULT_DB_ALIAS]  # this thread's, as ``connection`` stands for
+        if db.connection is None:
+            db.ensure_connection()
+        if db.in_atomic_block or not db.autocommit:  # db.get_autocommit(), once connected
             return WikiVersion.current()
-        raw = connection.connection
+        raw = db.connection
         state = (raw.execute("PRAGMA data_version").fetchone()[0], raw.total_changes)
         seen = getattr(self._local, "seen", None)
         if seen is not None and seen[0] is raw and seen[1] == state:
