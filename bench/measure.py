@@ -286,9 +286,13 @@ def measure_served(url, page, cold_ms, duration, connections, workers):
                 wait_until_up(address(path))  # after the requests wrk left queued
             rates = {name: [] for name in targets}
             requests, errors = dict.fromkeys(targets, 0), dict.fromkeys(targets, 0)
+            cpu = dict.fromkeys(targets, 0.0)
             for _ in range(ROUNDS):
                 for name, (path, extra) in targets.items():
+                    serving = floor_server if name == "honest_floor" else server
+                    before = workers_cpu_seconds(serving.pid)
                     rate, done, failed = wrk(address(path), duration, connections, extra)
+                    cpu[name] += workers_cpu_seconds(serving.pid) - before
                     rates[name].append(rate)
                     requests[name] += done
                     errors[name] += failed
@@ -307,7 +311,30 @@ def measure_served(url, page, cold_ms, duration, connections, workers):
         "wrk_errors": errors,
         "etag": etag,
         "access_log": os.environ.get("GUNICORN_ACCESS_LOG") or None,
+        **{
+            f"cpu_us_{name}": seconds / requests[name] * 1e6 if requests[name] else None
+            for name, seconds in cpu.items()
+        },
     }
+
+
+def workers_cpu_seconds(parent):
+    """Return the CPU time, user and system, that the worker processes of the gunicorn
+    ``parent`` have used so far, in seconds (Linux's ``/proc/<pid>/stat``; 0 elsewhere).
+
+    On a machine shared with other work, the rate of requests moves with what else runs;
+    the CPU time a worker spends on a request moves much less, so it tells where a change
+    of rate comes from.
+    """
+    ticks = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        if int(fields[1]) == parent:  # fields 4, 14 and 15 of proc(5): ppid, utime, stime
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.0
 
 
 def start_honest_floor(root, port, workers, floor_file, log):

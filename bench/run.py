@@ -54,6 +54,9 @@ COLUMNS = [
     ("honest r/s", "rps_honest_floor", "{:.1f}"),
     ("page/honest", "honest_page_ratio", "{:.3f}"),
     ("304/honest", "honest_not_modified_ratio", "{:.3f}"),
+    ("honest cpu µs", "cpu_us_honest_floor", "{:.0f}"),
+    ("page cpu µs", "cpu_us_page", "{:.0f}"),
+    ("304 cpu µs", "cpu_us_not_modified", "{:.0f}"),
 ]
 
 
