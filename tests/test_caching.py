@@ -18,7 +18,11 @@ from pytest_django.asserts import assertHTMLEqual
 
 from chapters import caching, history
 from chapters.caching import SOURCES, source_digest
-from chapters.caching.middleware import _is_not_modified, resolves_to_cached_page
+from chapters.caching.middleware import (
+    _is_not_modified,
+    reader_headers,
+    resolves_to_cached_page,
+)
 from chapters.models import Link, Node, PathRedirect, WikiVersion
 from tests.helpers import edit, node, soup
 from wiki.csp import PolicyOnceMiddleware
@@ -537,3 +541,16 @@ def test_short_cut_304_is_what_django_answers(rf, headers, short_cut):
     assert _is_not_modified(request, ETAG) is short_cut
     if short_cut:
         assert (django.status_code, dict(django.headers)) == (304, {})
+
+
+@pytest.mark.django_db
+def test_reader_headers_are_made_once_per_version_and_again_after_a_setting_changed(
+    client, small_tree, settings
+):
+    reader_headers.cache_clear()
+    first = client.get(CHAPTER_FIVE)
+    kept = [client.get(CHAPTER_FIVE) for _ in range(2)]
+    assert reader_headers.cache_info()[:2] == (1, 1)  # one hit, one miss: made once
+    assert [validators(each) for each in kept] == [validators(first)] * 2
+    settings.WIKI_NAME = "Another Wiki"
+    assert reader_headers.cache_info().currsize == 0

@@ -8,6 +8,8 @@ told in :mod:`chapters.caching` and in each class below.
 
 from functools import lru_cache
 
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.http import HttpResponse, HttpResponseNotModified
 from django.urls import Resolver404, get_resolver, get_urlconf
 from django.utils.cache import get_conditional_response
@@ -21,6 +23,7 @@ __all__ = [
     "RESOLVED_PATHS",
     "ReaderNotModifiedMiddleware",
     "ReaderPageMiddleware",
+    "forget_reader_headers",
     "reader_headers",
     "resolves_to_cached_page",
 ]
@@ -171,6 +174,14 @@ def reader_headers(reader_etag, changed):
         model.headers["Last-Modified"] = http_date(int(changed.timestamp()))
     mark_for_readers(model)
     return tuple((name, value) for name, value in model.items() if name != "Content-Type")
+
+
+@receiver(setting_changed)
+def forget_reader_headers(**kwargs):
+    """Make the readers' headers again after a test changed a setting (``setting_changed``):
+    what :func:`~.pages.mark_for_readers` adds may depend on the settings, and the tests'
+    trees come back at the same version."""
+    reader_headers.cache_clear()
 
 
 def _serves_cached_page(request):
