@@ -9,8 +9,9 @@ Writes one JSON object of measurements to ``--out``. In-process, with Django's t
 queries and time of a chapter page with the cache emptied (cold) and again (warm), the time
 to build the table of contents, to add a chapter at the front of the first section and to
 move a section to another area. Then under gunicorn and wrk: requests per second of the
-floor (bench/urls.py), of the warm chapter page, and of the page answered 304 to its ETag.
-Last, the editors' forms and saves (bench/editors.py).
+stack floor (bench/urls.py), of the honest floor (bench/floor/), of the warm chapter page,
+and of the page answered 304 to its ETag. Last, the editors' forms and saves
+(bench/editors.py).
 """
 
 import argparse
@@ -217,7 +218,8 @@ def head_status(url, headers):
 
 
 def measure_served(url, page, cold_ms, duration, connections, workers):
-    """Serve the project with gunicorn and load it with wrk: floor, warm page, 304.
+    """Serve the project with gunicorn and load it with wrk: stack floor, warm page, 304, and
+    the honest floor, served by a gunicorn of its own.
 
     Args:
         url: the chapter page's path.
@@ -240,6 +242,8 @@ def measure_served(url, page, cold_ms, duration, connections, workers):
         floor_file.write_bytes(page)
         port = free_port()
         log = open(Path(scratch) / "gunicorn.log", "wb")  # noqa: SIM115
+        floor_port, floor_log = free_port(), open(Path(scratch) / "floor.log", "wb")  # noqa: SIM115
+        floor_server = start_honest_floor(root, floor_port, workers, floor_file, floor_log)
         server = subprocess.Popen(
             [
                 str(Path(sys.executable).with_name("gunicorn")),
@@ -257,43 +261,122 @@ def measure_served(url, page, cold_ms, duration, connections, workers):
             stderr=subprocess.STDOUT,
         )
         base = f"http://127.0.0.1:{port}"
+        honest_floor = f"http://127.0.0.1:{floor_port}/"
+
+        def address(path):
+            """Return the URL of ``path`` on the product's server, or ``path`` if a URL."""
+            return path if "://" in path else f"{base}{path}"
+
         try:
             wait_until_up(f"{base}/bench-floor/")
+            wait_until_up(honest_floor)
             results = {}
             status, headers = head_status(f"{base}{url}", {})
             if status != 200:
                 raise RuntimeError(f"gunicorn answered {status} for {url}")
             etag = headers.get("ETag")
             targets = {"floor": ("/bench-floor/", ()), "page": (url, ())}
+            targets["honest_floor"] = (honest_floor, ())
             if etag and head_status(f"{base}{url}", {"If-None-Match": etag})[0] == 304:
                 targets["not_modified"] = (url, (f"If-None-Match: {etag}",))
             else:
                 results["not_modified"] = None
             warm_up = WARM_UP_SECONDS + math.ceil(COLD_PAGES_IN_WARM_UP * cold_ms / 1000)
             for path, extra in targets.values():
-                wrk(f"{base}{path}", warm_up, connections, extra)
-                wait_until_up(f"{base}/bench-floor/")  # after the requests wrk left queued
+                wrk(address(path), warm_up, connections, extra)
+                wait_until_up(address(path))  # after the requests wrk left queued
             rates = {name: [] for name in targets}
             requests, errors = dict.fromkeys(targets, 0), dict.fromkeys(targets, 0)
+            cpu = dict.fromkeys(targets, 0.0)
             for _ in range(ROUNDS):
                 for name, (path, extra) in targets.items():
-                    rate, done, failed = wrk(f"{base}{path}", duration, connections, extra)
+                    serving = floor_server if name == "honest_floor" else server
+                    before = workers_cpu_seconds(serving.pid)
+                    rate, done, failed = wrk(address(path), duration, connections, extra)
+                    cpu[name] += workers_cpu_seconds(serving.pid) - before
                     rates[name].append(rate)
                     requests[name] += done
                     errors[name] += failed
-                    wait_until_up(f"{base}/bench-floor/")
+                    wait_until_up(address(path))
             results.update({name: statistics.median(each) for name, each in rates.items()})
         finally:
-            server.terminate()
-            server.wait(timeout=60)
+            for each in (server, floor_server):
+                each.terminate()
+                each.wait(timeout=60)
             log.close()
+            floor_log.close()
     return {
         **{f"rps_{name}": rate for name, rate in results.items()},
         "rps_rounds": rates,
         "wrk_requests": requests,
         "wrk_errors": errors,
         "etag": etag,
+        "access_log": os.environ.get("GUNICORN_ACCESS_LOG") or None,
+        **{
+            f"cpu_us_{name}": seconds / requests[name] * 1e6 if requests[name] else None
+            for name, seconds in cpu.items()
+        },
     }
+
+
+def workers_cpu_seconds(parent):
+    """Return the CPU time, user and system, that the worker processes of the gunicorn
+    ``parent`` have used so far, in seconds (Linux's ``/proc/<pid>/stat``; 0 elsewhere).
+
+    On a machine shared with other work, the rate of requests moves with what else runs;
+    the CPU time a worker spends on a request moves much less, so it tells where a change
+    of rate comes from.
+    """
+    ticks = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        if int(fields[1]) == parent:  # fields 4, 14 and 15 of proc(5): ppid, utime, stime
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.0
+
+
+def start_honest_floor(root, port, workers, floor_file, log):
+    """Start gunicorn serving the honest floor (``bench/floor/``) on ``port``.
+
+    With the product's gunicorn settings (``wiki/gunicorn.conf.py``: the same worker class,
+    timeouts and keep-alive) and as many workers, but the floor's application and no access
+    log, whatever ``GUNICORN_ACCESS_LOG`` says.
+
+    Args:
+        root: the repository's root.
+        port: a free loopback port.
+        workers: gunicorn's worker processes.
+        floor_file: the file holding the page's bytes.
+        log: an open file for gunicorn's output.
+
+    Returns:
+        The gunicorn process.
+    """
+    return subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("gunicorn")),
+            "--config",
+            str(root / "wiki" / "gunicorn.conf.py"),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--no-control-socket",
+            "bench.floor.wsgi:application",
+        ],
+        cwd=root,
+        env={
+            **os.environ,
+            "BENCH_FLOOR_FILE": str(floor_file),
+            "DJANGO_SETTINGS_MODULE": "bench.floor.settings",
+            "GUNICORN_ACCESS_LOG": "",
+        },
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
 
 
 def main():

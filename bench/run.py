@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench import scale  # noqa: E402
 
-# The targets of issue 8.
+# The targets of issue 8, against the stack floor, and of issue 19, against the honest floor.
 PAGE_FLOOR_RATIO = 0.8  # warm chapter page throughput / floor throughput, at least
 MAX_QUERIES_COLD, MAX_QUERIES_WARM = 4, 1
 TOC_GROWTH = 12  # TOC build time at 20,000 nodes / at 2,000 nodes, at most
@@ -56,11 +56,17 @@ COLUMNS = [
     ("page warm ms", "page_warm_ms", "{:.1f}"),
     ("add ms", "add_front_ms", "{:.1f}"),
     ("move ms", "move_section_ms", "{:.1f}"),
-    ("floor r/s", "rps_floor", "{:.1f}"),
+    ("stack r/s", "rps_floor", "{:.1f}"),
     ("page r/s", "rps_page", "{:.1f}"),
     ("304 r/s", "rps_not_modified", "{:.1f}"),
-    ("page/floor", "page_ratio", "{:.3f}"),
-    ("304/floor", "not_modified_ratio", "{:.3f}"),
+    ("page/stack", "page_ratio", "{:.3f}"),
+    ("304/stack", "not_modified_ratio", "{:.3f}"),
+    ("honest r/s", "rps_honest_floor", "{:.1f}"),
+    ("page/honest", "honest_page_ratio", "{:.3f}"),
+    ("304/honest", "honest_not_modified_ratio", "{:.3f}"),
+    ("honest cpu µs", "cpu_us_honest_floor", "{:.0f}"),
+    ("page cpu µs", "cpu_us_page", "{:.0f}"),
+    ("304 cpu µs", "cpu_us_not_modified", "{:.0f}"),
     ("form ms", "admin_form_ms", "{:.1f}"),
     ("form bytes", "admin_form_bytes", "{:,}"),
     ("parents ms", "admin_autocomplete_ms", "{:.1f}"),
@@ -133,6 +139,13 @@ def measure(database, size, args, directory):
         result["not_modified_ratio"] = result["rps_not_modified"] / result["rps_floor"]
     else:
         result["not_modified_ratio"] = None
+    result["honest_page_ratio"] = result["rps_page"] / result["rps_honest_floor"]
+    if result["rps_not_modified"] is not None:
+        result["honest_not_modified_ratio"] = (
+            result["rps_not_modified"] / result["rps_honest_floor"]
+        )
+    else:
+        result["honest_not_modified_ratio"] = None
     return result, url, drop
 
 
@@ -194,7 +207,26 @@ def checks(results, sizes):
         lines.append(
             (
                 min(ratios) >= PAGE_FLOOR_RATIO,
-                f"{database}: warm page / floor >= {PAGE_FLOOR_RATIO}: {listed('page_ratio')}",
+                f"{database}: warm page / stack floor >= {PAGE_FLOOR_RATIO}: "
+                f"{listed('page_ratio')}",
+            )
+        )
+        honest = [r["honest_page_ratio"] for r in rows]
+        lines.append(
+            (
+                min(honest) >= PAGE_FLOOR_RATIO,
+                f"{database}: warm page / honest floor >= {PAGE_FLOOR_RATIO}: "
+                f"{listed('honest_page_ratio')}",
+            )
+        )
+        honest_not_modified = [r["honest_not_modified_ratio"] for r in rows]
+        lines.append(
+            (
+                None not in honest_not_modified
+                and min(honest_not_modified) >= NOT_MODIFIED_FLOOR_RATIO,
+                f"{database}: 304 / honest floor >= {NOT_MODIFIED_FLOOR_RATIO}: "
+                f"{listed('honest_not_modified_ratio')}"
+                + (" (no ETag, so no 304)" if None in honest_not_modified else ""),
             )
         )
         queries = {(r["queries_cold"], r["queries_warm"]) for r in rows}
@@ -224,7 +256,7 @@ def checks(results, sizes):
         lines.append(
             (
                 None not in not_modified and min(not_modified) >= NOT_MODIFIED_FLOOR_RATIO,
-                f"{database}: 304 / floor >= {NOT_MODIFIED_FLOOR_RATIO}: "
+                f"{database}: 304 / stack floor >= {NOT_MODIFIED_FLOOR_RATIO}: "
                 f"{listed('not_modified_ratio')}"
                 + (" (no ETag, so no 304)" if None in not_modified else ""),
             )
@@ -371,6 +403,7 @@ def main():
                     drop()
     cache = results[0]["cache"]
     print(f"\n{started:%Y-%m-%d %H:%M} UTC, {machine()}")
+    print(f"the product's access log: {results[0]['access_log'] or 'off'} (GUNICORN_ACCESS_LOG)")
     print(
         f"cache {cache}; gunicorn {args.workers} workers; wrk {args.connections} connections, "
         f"{args.duration} s per run\n"

@@ -6,7 +6,6 @@ from unittest import mock
 import bleach.sanitizer
 import markdown
 import pytest
-from csp.middleware import CSPMiddleware
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.sessions.middleware import SessionMiddleware
@@ -14,15 +13,22 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 from django.http import HttpResponse
-from django.urls import include
+from django.urls import Resolver404, URLResolver, get_resolver, include, resolve
 from django.urls import path as url_path
+from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 from pytest_django.asserts import assertHTMLEqual
 
 from chapters import caching, history
 from chapters.caching import SOURCES, source_digest
+from chapters.caching.middleware import (
+    _is_not_modified,
+    reader_headers,
+    resolves_to_cached_page,
+)
 from chapters.models import Link, Node, PathRedirect, WikiVersion
 from tests.helpers import edit, node, soup
+from wiki.csp import PolicyOnceMiddleware
 
 CHAPTER_FIVE = "/area-b/section-b1/chapter-five/"
 # What a reader's page says, with the default settings (chapters.caching.pages).
@@ -231,7 +237,7 @@ def test_reader_pages_and_304s_are_answered_before_sessions_as_the_view_answers(
             SessionMiddleware, "process_request", autospec=True, side_effect=AssertionError
         ) as sessions,
         mock.patch.object(
-            CSPMiddleware, "process_response", autospec=True, side_effect=AssertionError
+            PolicyOnceMiddleware, "process_response", autospec=True, side_effect=AssertionError
         ) as csp,
     ):
         early = client.get(url, HTTP_IF_NONE_MATCH=rendered["ETag"])  # before CSP too
@@ -534,3 +540,91 @@ def test_old_revision_pages_render_once_per_version_for_readers(client, small_tr
     edit("Chapter Six", body="Changed.")
     reader_page(client, url)
     assert convert.call_count == 4  # the edit, then the page of the new version
+
+
+PATHS = [
+    "/",
+    CHAPTER_FIVE,
+    "/area-b/",
+    "/search/",
+    "/recent/",
+    "/history/area-b/",
+    "/admin/",
+    "/robots.txt",
+    "/healthz",
+    "/no/such/page",
+    "/media/",
+    "/static/css/site.css",
+]
+
+
+def test_resolves_to_cached_page_answers_as_django_resolves():
+    resolves_to_cached_page.cache_clear()
+    django_answers = []
+    for path in PATHS:
+        try:
+            django_answers.append(getattr(resolve(path).func, "cached_page", False))
+        except Resolver404:
+            django_answers.append(False)
+    for _ in range(2):  # resolved, then remembered
+        assert [resolves_to_cached_page(get_resolver(), path) for path in PATHS] == (django_answers)
+    assert django_answers == [True, True, True] + [False] * 9
+    assert resolves_to_cached_page.cache_info().hits == len(PATHS)
+
+
+@pytest.mark.django_db
+def test_a_kept_reader_page_is_served_without_resolving_its_path(client, small_tree, monkeypatch):
+    resolves_to_cached_page.cache_clear()
+    resolved = []
+    resolve_path = URLResolver.resolve
+
+    def counted(resolver, path):
+        if resolver is get_resolver():  # the root, not the includes it resolves in turn
+            resolved.append(path)
+        return resolve_path(resolver, path)
+
+    monkeypatch.setattr(URLResolver, "resolve", counted)
+    rendered = client.get(CHAPTER_FIVE)
+    resolved_for_the_view = list(resolved)
+    kept = client.get(CHAPTER_FIVE)
+    not_modified = client.get(CHAPTER_FIVE, HTTP_IF_NONE_MATCH=rendered["ETag"])
+    assert (kept.content, not_modified.status_code) == (rendered.content, 304)
+    assert resolved == resolved_for_the_view == [CHAPTER_FIVE] * 2  # the middleware's, Django's
+
+
+ETAG = '"7-20261201-abc-reader"'
+
+
+@pytest.mark.parametrize(
+    ("headers", "short_cut"),
+    [
+        ({"HTTP_IF_NONE_MATCH": ETAG}, True),
+        ({"HTTP_IF_NONE_MATCH": f"W/{ETAG}"}, True),
+        ({"HTTP_IF_NONE_MATCH": ETAG, "HTTP_IF_MODIFIED_SINCE": http_date(0)}, True),
+        ({"HTTP_IF_NONE_MATCH": f'"other", {ETAG}'}, False),
+        ({"HTTP_IF_NONE_MATCH": "*"}, False),
+        ({"HTTP_IF_NONE_MATCH": '"other"'}, False),
+        ({"HTTP_IF_NONE_MATCH": ETAG, "HTTP_IF_MATCH": '"other"'}, False),
+        ({"HTTP_IF_NONE_MATCH": ETAG, "HTTP_IF_UNMODIFIED_SINCE": http_date(0)}, False),
+        ({"HTTP_IF_MODIFIED_SINCE": http_date(2_000_000_000)}, False),
+    ],
+)
+def test_short_cut_304_is_what_django_answers(rf, headers, short_cut):
+    request = rf.get(CHAPTER_FIVE, **headers)
+    django = get_conditional_response(request, etag=ETAG, last_modified=1_800_000_000)
+    assert _is_not_modified(request, ETAG) is short_cut
+    if short_cut:
+        assert (django.status_code, dict(django.headers)) == (304, {})
+
+
+@pytest.mark.django_db
+def test_reader_headers_are_made_once_per_version_and_again_after_a_setting_changed(
+    client, small_tree, settings
+):
+    reader_headers.cache_clear()
+    first = client.get(CHAPTER_FIVE)
+    kept = [client.get(CHAPTER_FIVE) for _ in range(2)]
+    assert reader_headers.cache_info()[:2] == (1, 1)  # one hit, one miss: made once
+    assert [validators(each) for each in kept] == [validators(first)] * 2
+    settings.WIKI_NAME = "Another Wiki"
+    assert reader_headers.cache_info().currsize == 0

@@ -162,3 +162,34 @@ def test_gunicorn_serves_the_longest_url_in_chinese_the_model_allows(tmp_path):
         assert request(port, "HEAD", history)[0] == 200
         assert request(port, "HEAD", history + "0")[0] == 414  # a byte more: URI Too Long
         assert (tmp_path / f"gunicorn-127.0.0.1-{port}.ctl").is_socket()
+
+
+def test_gunicorn_access_log_is_off_unless_named(monkeypatch):
+    monkeypatch.delenv("GUNICORN_ACCESS_LOG", raising=False)
+    assert gunicorn_settings(monkeypatch).accesslog is None
+    assert gunicorn_settings(monkeypatch, GUNICORN_ACCESS_LOG="").accesslog is None
+    assert gunicorn_settings(monkeypatch, GUNICORN_ACCESS_LOG="-").accesslog == "-"
+    named = gunicorn_settings(monkeypatch, GUNICORN_ACCESS_LOG="/var/log/wiki/access.log")
+    assert named.accesslog == "/var/log/wiki/access.log"
+    assert gunicorn_settings(monkeypatch).errorlog == "-"
+
+
+@pytest.mark.skipif(
+    settings.DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3",
+    reason="an edit by another process of a SQLite file (PostgreSQL: tests/test_version_watch.py)",
+)
+@pytest.mark.django_db(transaction=True)
+def test_gunicorn_on_sqlite_shows_another_process_edit_on_the_next_page(tmp_path, small_tree):
+    page = "/area-b/section-b1/chapter-five/"
+    with gunicorn(tmp_path) as port:
+        before = [request(port, "GET", page) for _ in range(3)]  # rendered, then kept
+        assert [status for status, _ in before] == [200] * 3
+        assert ">Chapter One</a>" in before[-1][1].decode()
+        with closing(sqlite3.connect(tmp_path / "db.sqlite3", isolation_level=None)) as writer:
+            writer.execute(
+                "UPDATE chapters_node SET title = 'Chapter 1' WHERE title = 'Chapter One'"
+            )
+        status, after = request(port, "GET", page)
+    assert status == 200
+    assert ">Chapter 1</a>" in after.decode()
+    assert ">Chapter One</a>" not in after.decode()

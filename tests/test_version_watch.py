@@ -6,11 +6,14 @@ and inside the rolled-back transaction of the other tests the version is read wi
 
 import os
 import resource
+import sqlite3
 import threading
 import time
+from contextlib import closing
 
 import psycopg
 import pytest
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.backends.signals import connection_created
 
@@ -334,3 +337,110 @@ def test_a_write_while_connecting_does_not_deadlock(small_tree):
         assert not reader.is_alive()
     finally:
         connection_created.disconnect(set_timeout)
+
+
+on_sqlite = pytest.mark.skipif(
+    settings.DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3",
+    reason="SQLite's PRAGMA data_version",
+)
+
+
+def other_sqlite_connection():
+    """Return a sqlite3 connection of its own to the test database, in autocommit mode,
+    standing for another server process (SQLite tells any other connection's commits
+    apart from this one's alike, in this process or another)."""
+    name = connection.settings_dict["NAME"]
+    return closing(sqlite3.connect(name, uri=True, isolation_level=None))
+
+
+@on_sqlite
+@committed
+def test_on_sqlite_the_version_is_read_once_until_another_connection_writes(
+    small_tree, django_assert_num_queries
+):
+    watch.close()
+    with django_assert_num_queries(1):
+        first = watch.current()
+    with django_assert_num_queries(0):
+        assert [watch.current() for _ in range(3)] == [first] * 3
+    with other_sqlite_connection() as writer:
+        writer.execute("UPDATE chapters_node SET title = 'Chapter 1' WHERE title = 'Chapter One'")
+    with django_assert_num_queries(1):
+        changed = watch.current()
+    assert changed == WikiVersion.current() != first
+    with django_assert_num_queries(0):
+        assert watch.current() == changed
+
+
+@on_sqlite
+@committed
+def test_on_sqlite_a_write_of_this_connection_is_read_at_once(
+    small_tree, django_assert_num_queries
+):
+    first = watch.current()
+    Node.objects.filter(title="Chapter One").update(title="Chapter 1")
+    with django_assert_num_queries(1):
+        changed = watch.current()
+    assert changed == WikiVersion.current() != first
+
+
+@on_sqlite
+@committed
+def test_on_sqlite_a_rolled_back_write_reads_the_version_again(
+    small_tree, django_assert_num_queries
+):
+    first = watch.current()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        Node.objects.filter(title="Chapter One").update(title="Chapter 1")
+        raise RuntimeError
+    with django_assert_num_queries(1):
+        assert watch.current() == first
+
+
+@on_sqlite
+@committed
+def test_on_sqlite_with_autocommit_off_every_read_is_a_query(small_tree, django_assert_num_queries):
+    watch.current()
+    transaction.set_autocommit(False)
+    try:
+        with django_assert_num_queries(2):
+            reads = [watch.current(), watch.current()]
+        assert reads == [WikiVersion.current()] * 2
+    finally:
+        transaction.rollback()
+        transaction.set_autocommit(True)
+
+
+@on_sqlite
+@committed
+def test_on_sqlite_a_warm_page_makes_no_query_and_another_connection_edit_shows_at_once(
+    client, small_tree, django_assert_num_queries
+):
+    first = reader_page(client, CHAPTER_FIVE)
+    with django_assert_num_queries(0):
+        assert reader_page(client, CHAPTER_FIVE) == first
+    with other_sqlite_connection() as writer:
+        writer.execute("UPDATE chapters_node SET title = 'Chapter 1' WHERE title = 'Chapter One'")
+    after = reader_page(client, CHAPTER_FIVE).decode()
+    assert ">Chapter 1</a>" in after
+    assert ">Chapter One</a>" not in after
+
+
+@on_sqlite
+@committed
+def test_on_sqlite_each_thread_reads_the_version_on_its_own_connection(small_tree):
+    watch.current()
+    seen = []
+
+    def in_a_thread():
+        try:
+            seen.append(watch.current())
+            Node.objects.filter(title="Chapter One").update(title="Chapter 1")
+            seen.append(watch.current())
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=in_a_thread)
+    thread.start()
+    thread.join()
+    assert seen[0] != seen[1] == watch.current() == WikiVersion.current()

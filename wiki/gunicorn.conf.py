@@ -7,6 +7,8 @@ Read by ``gunicorn -c wiki/gunicorn.conf.py``; each name is one of gunicorn's se
   balancer on another host, ``0.0.0.0:8000``.
 - ``WEB_CONCURRENCY``: the number of worker processes (gunicorn's own variable). Default:
   two per CPU core plus one, gunicorn's advice for synchronous workers.
+- ``GUNICORN_ACCESS_LOG``: where to write one line per request: ``-`` for standard output,
+  or a file's path. Default: no access log (the load balancer or proxy in front logs them).
 """
 
 import multiprocessing
@@ -58,7 +60,9 @@ graceful_timeout = 30
 # Keep idle connections from a load balancer open a little, so it can reuse them.
 keepalive = 5
 
-# One line per request on standard output, one per problem on standard error, for the
-# process manager's log.
-accesslog = "-"
+# One line per problem on standard error, for the process manager's log; one per request
+# only when GUNICORN_ACCESS_LOG names where. Writing it costs every worker a formatted line
+# and a write per request (bench/README.md), and the load balancer or proxy in front of
+# the app servers logs the same requests, so it is off unless asked for.
+accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
 errorlog = "-"

@@ -107,7 +107,8 @@ MIDDLEWARE = [
     # A reader's conditional GET of a page that has not changed is answered 304 here, before
     # anything else runs (chapters.caching).
     "chapters.caching.middleware.ReaderNotModifiedMiddleware",
-    "csp.middleware.CSPMiddleware",
+    # django-csp's middleware, with the policy built once per process (wiki/csp.py).
+    "wiki.csp.PolicyOnceMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Readers' pages kept in the cache, and their 304s, are answered here, with the headers

@@ -10,11 +10,13 @@ Nothing else invalidates a cache: whatever is kept is kept under a version, and 
 every process and every app server that shares the database look under the next one.
 
 **How a request learns it**, once per request (:func:`~.validators.wiki_version`): on SQLite
-with a query; on PostgreSQL from the memory of its process, which listens for the
-notifications on a connection of its own and reads the version again only after one, after
-a write of its own, inside a transaction, when it is not listening, and at least once a
-minute; ``WIKI_VERSION_NOTIFY=0`` (behind PgBouncer's transaction pooling) makes it a query
-again. The safety nets are told in :mod:`~.version_watch`.
+from what its connection read last, with a query only after the database changed
+(``PRAGMA data_version``, :class:`~.version_watch.DataVersion`); on PostgreSQL from the
+memory of its process, which listens for the notifications on a connection of its own and
+reads the version again only after one, after a write of its own, inside a transaction, when
+it is not listening, and at least once a minute; ``WIKI_VERSION_NOTIFY=0`` (behind
+PgBouncer's transaction pooling) makes it a query again. The safety nets are told in
+:mod:`~.version_watch`.
 
 **The release.** The version of the pages (:func:`~.validators.version`) is the wiki's
 version and a digest of the code, templates and static files (:data:`~.validators.SOURCES`),

@@ -99,10 +99,12 @@ def page_key(request):
     """Return the cache key of the reader's page at ``request``'s URL, without its query.
 
     The scheme and host are part of it: a page names its own absolute URL (its canonical
-    link and Open Graph tags), built from the request's, so each host in ``ALLOWED_HOSTS``
-    has its own copy, and no page is served to one host naming another.
+    link and Open Graph tags), built from the request's scheme, host and path, so each host
+    in ``ALLOWED_HOSTS`` has its own copy, and no page is served to one host naming
+    another. Raises ``DisallowedHost`` for a host not allowed, as Django's
+    ``get_host()``.
     """
-    url = request.build_absolute_uri(request.path)
+    url = f"{request.scheme}://{request.get_host()}{request.path}"
     return f"page:{hashlib.sha256(url.encode()).hexdigest()}"
 
 

@@ -33,8 +33,16 @@ What keeps the answer right:
   (PgBouncer's transaction pooling), a ``LISTEN`` would not last: set
   ``WIKI_VERSION_NOTIFY=0`` there, and every page reads the version with a query.
 
-SQLite has no notifications, and its query is made in the process, without a round trip:
-there the version is read with a query on every request.
+SQLite has no notifications, but each connection can tell whether anything changed since
+it last looked (:class:`DataVersion`): ``PRAGMA data_version`` changes when another
+connection, in this process or another, has committed a change to the database file
+(https://www.sqlite.org/pragma.html#pragma_data_version), and the connection's
+``total_changes`` counts the rows its own statements wrote, triggers included
+(https://www.sqlite.org/c3ref/total_changes.html). While neither has moved, the version row
+has not changed, and the version read last on that connection is still the version; when
+either has moved, the version is read with a query. Inside a transaction, and in Django's
+manual transaction mode (where a write may yet be rolled back), it is always read with a
+query.
 """
 
 import logging
@@ -45,11 +53,11 @@ import time
 
 import psycopg
 from django.conf import settings
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 from ..models import WikiVersion
 
-__all__ = ["CHANNEL", "VersionWatch", "forget_after_writes", "install", "watch"]
+__all__ = ["CHANNEL", "DataVersion", "VersionWatch", "forget_after_writes", "install", "watch"]
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +84,50 @@ LISTENER_PARAMS = {
 }
 
 
+class DataVersion:
+    """The wiki's version on SQLite, read with a query only after the database changed.
+
+    Each thread has its own Django connection, so each keeps what its connection read: the
+    raw connection, its ``PRAGMA data_version`` and ``total_changes`` then, and the version
+    read. Two statements of SQLite's own (no table is read) tell whether it still holds, as
+    the module's docstring says; they are sent to the sqlite3 connection directly, so
+    Django does not count them among a page's queries.
+    """
+
+    def __init__(self):
+        self._local = threading.local()
+
+    def current(self):
+        """Return the wiki's version, as :meth:`WikiVersion.current` does.
+
+        Returns:
+            A ``(token, changed)`` pair: the one read last on this thread's connection, when
+            no connection has committed a change since and this one has written nothing;
+            otherwise read with a query. Always read with a query inside a transaction or
+            with autocommit off.
+
+        Raises:
+            django.db.Error: from the query, when the database cannot be read.
+        """
+        db = connections[DEFAULT_DB_ALIAS]  # this thread's, as ``connection`` stands for
+        if db.connection is None:
+            db.ensure_connection()
+        if db.in_atomic_block or not db.autocommit:  # db.get_autocommit(), once connected
+            return WikiVersion.current()
+        raw = db.connection
+        state = (raw.execute("PRAGMA data_version").fetchone()[0], raw.total_changes)
+        seen = getattr(self._local, "seen", None)
+        if seen is not None and seen[0] is raw and seen[1] == state:
+            return seen[2]
+        version = WikiVersion.current()
+        self._local.seen = (raw, state, version)
+        return version
+
+    def forget(self):
+        """Read the version with a query next time on this thread."""
+        self._local.seen = None
+
+
 class VersionWatch:
     """One process's view of the wiki's version, kept current by PostgreSQL's notifications.
 
@@ -93,19 +145,23 @@ class VersionWatch:
         self._read_at = 0.0  # when it was read (time.monotonic())
         self._generation = 0  # counts forgets: a read older than one is not kept
         self._retry_at = 0.0  # no new listener before this, after one failed
+        self._data_version = DataVersion()  # on SQLite
 
     def current(self):
         """Return the wiki's version, as :meth:`WikiVersion.current` does.
 
         Returns:
-            A ``(token, changed)`` pair. Read with a query on SQLite, inside a transaction,
-            with notifications switched off (``settings.WIKI_VERSION_NOTIFY``) or when no
-            connection listens; otherwise from memory until a notification arrives, and
-            again at least every ``RECHECK_SECONDS``.
+            A ``(token, changed)`` pair. On SQLite, as :meth:`DataVersion.current` reads it.
+            On PostgreSQL, read with a query inside a transaction, with notifications
+            switched off (``settings.WIKI_VERSION_NOTIFY``) or when no connection listens;
+            otherwise from memory until a notification arrives, and again at least every
+            ``RECHECK_SECONDS``.
 
         Raises:
             django.db.Error: from the query, when the database cannot be reached.
         """
+        if connection.vendor == "sqlite":
+            return self._data_version.current()
         if (
             connection.vendor != "postgresql"
             or connection.in_atomic_block
@@ -136,10 +192,12 @@ class VersionWatch:
 
     def close(self):
         """Close this process's listening connection, if it has one, and forget the version
-        and any failure to connect: the next read starts as in a new process."""
+        and any failure to connect: the next read starts as in a new process (on SQLite,
+        on this thread)."""
         with self._lock:
             self._drop()
             self._retry_at = 0.0
+        self._data_version.forget()
 
     def _forget(self):
         """Forget the version read (with the lock held)."""
