@@ -167,3 +167,17 @@ def test_proxy_asks_the_wiki_again_past_s_maxage_and_stale_while_revalidate(
     assert [revalidated[1][said], edited[1][said]] == expired
     assert revalidated[2] == first[2]
     assert b"<h1>Chapter 5</h1>" in edited[2]
+
+
+def test_nginx_sends_the_wikis_answers_without_tcp_nopush():
+    """The shipped configuration turns Debian's ``tcp_nopush on`` off for the wiki's answers.
+
+    With it on, every answer from the cache longer than about 64 KB (a page past 1,000 nodes
+    is 82 KB) stalled 40 ms for the client's delayed ACK: bench/run.py measured 189 answers a
+    second through the cache against 9,432 for the same bytes as a static file, at 20,000
+    nodes. How fast is the benchmark's to say; this keeps the directive from being lost.
+    """
+    conf = proxy.NGINX_CONF.read_text(encoding="utf-8")
+    wiki = conf[conf.index("    location / {") :]
+    directives = [line.split("#", 1)[0].strip() for line in wiki.splitlines()]
+    assert "tcp_nopush off;" in directives
