@@ -217,6 +217,26 @@ def head_status(url, headers):
         return error.code, error.headers
 
 
+def gunicorn_command(port, workers):
+    """Return the command that runs gunicorn as production does, on a loopback ``port``.
+
+    With the project's settings (``wiki/gunicorn.conf.py``: its worker class, timeouts and
+    access log), ``workers`` synchronous workers, and no control socket. Run from the
+    repository's root; an application given after it replaces the project's.
+    """
+    root = Path(__file__).resolve().parent.parent
+    return [
+        str(Path(sys.executable).with_name("gunicorn")),
+        "--config",
+        str(root / "wiki" / "gunicorn.conf.py"),
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--no-control-socket",
+    ]
+
+
 def measure_served(url, page, cold_ms, duration, connections, workers):
     """Serve the project with gunicorn and load it with wrk: stack floor, warm page, 304, and
     the honest floor, served by a gunicorn of its own.
@@ -245,16 +265,7 @@ def measure_served(url, page, cold_ms, duration, connections, workers):
         floor_port, floor_log = free_port(), open(Path(scratch) / "floor.log", "wb")  # noqa: SIM115
         floor_server = start_honest_floor(root, floor_port, workers, floor_file, floor_log)
         server = subprocess.Popen(
-            [
-                str(Path(sys.executable).with_name("gunicorn")),
-                "--config",
-                str(root / "wiki" / "gunicorn.conf.py"),
-                "--bind",
-                f"127.0.0.1:{port}",
-                "--workers",
-                str(workers),
-                "--no-control-socket",
-            ],
+            gunicorn_command(port, workers),
             cwd=root,
             env={**os.environ, "BENCH_FLOOR_FILE": str(floor_file)},
             stdout=log,
@@ -356,17 +367,7 @@ def start_honest_floor(root, port, workers, floor_file, log):
         The gunicorn process.
     """
     return subprocess.Popen(
-        [
-            str(Path(sys.executable).with_name("gunicorn")),
-            "--config",
-            str(root / "wiki" / "gunicorn.conf.py"),
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(workers),
-            "--no-control-socket",
-            "bench.floor.wsgi:application",
-        ],
+        [*gunicorn_command(port, workers), "bench.floor.wsgi:application"],
         cwd=root,
         env={
             **os.environ,

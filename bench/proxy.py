@@ -26,7 +26,6 @@ import signal
 import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from contextlib import contextmanager
@@ -228,12 +227,13 @@ def gunicorn(folder, workers):
     Yields:
         The port it listens on, once it answers.
     """
+    from bench.measure import gunicorn_command
+
     port = free_port()
-    command = [str(Path(sys.executable).with_name("gunicorn")), "--config"]
-    command += [str(ROOT / "wiki" / "gunicorn.conf.py"), "--bind", f"127.0.0.1:{port}"]
-    command += ["--workers", str(workers), "--no-control-socket"]
     with open(Path(folder) / "gunicorn.log", "wb") as log:
-        server = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            gunicorn_command(port, workers), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+        )
         try:
             wait_for(port, server, Path(folder) / "gunicorn.log", seconds=120)
             yield port

@@ -115,6 +115,26 @@ def environment(url):
     return env
 
 
+def run_measuring(command, out, url, drop):
+    """Run a measuring ``command`` on the scratch database at ``url``; return what it wrote.
+
+    Args:
+        command: the measuring process's command line (``python -m bench.<module> ...``).
+        out: the JSON file it writes its measurements to.
+        url: the scratch database's URL.
+        drop: the function that drops that database, called when the process fails.
+
+    Raises:
+        subprocess.CalledProcessError: the process failed (the database is dropped first).
+    """
+    try:
+        subprocess.run(command, cwd=ROOT, env=environment(url), check=True)
+    except BaseException:
+        drop()
+        raise
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
 def measure(database, size, args, directory):
     """Run bench/measure.py for one database and size.
 
@@ -127,25 +147,14 @@ def measure(database, size, args, directory):
     command = [sys.executable, "-m", "bench.measure", "--size", str(size), "--out", str(out)]
     command += ["--duration", str(args.duration), "--connections", str(args.connections)]
     command += ["--workers", str(args.workers)]
-    try:
-        subprocess.run(command, cwd=ROOT, env=environment(url), check=True)
-    except BaseException:
-        drop()
-        raise
-    result = json.loads(out.read_text(encoding="utf-8"))
+    result = run_measuring(command, out, url, drop)
     result.update(behind_the_cache(result["url"], args, directory, url, drop))
-    result["page_ratio"] = result["rps_page"] / result["rps_floor"]
-    if result["rps_not_modified"] is not None:
-        result["not_modified_ratio"] = result["rps_not_modified"] / result["rps_floor"]
-    else:
-        result["not_modified_ratio"] = None
-    result["honest_page_ratio"] = result["rps_page"] / result["rps_honest_floor"]
-    if result["rps_not_modified"] is not None:
-        result["honest_not_modified_ratio"] = (
-            result["rps_not_modified"] / result["rps_honest_floor"]
+    not_modified = result["rps_not_modified"]  # None when the page answered no 304
+    for prefix, floor in (("", result["rps_floor"]), ("honest_", result["rps_honest_floor"])):
+        result[f"{prefix}page_ratio"] = result["rps_page"] / floor
+        result[f"{prefix}not_modified_ratio"] = (
+            None if not_modified is None else not_modified / floor
         )
-    else:
-        result["honest_not_modified_ratio"] = None
     return result, url, drop
 
 
@@ -157,12 +166,7 @@ def behind_the_cache(page, args, directory, url, drop):
     command = [sys.executable, "-m", "bench.proxy", "--url", page, "--out", str(out)]
     command += ["--duration", str(args.duration), "--connections", str(args.connections)]
     command += ["--workers", str(args.workers)]
-    try:
-        subprocess.run(command, cwd=ROOT, env=environment(url), check=True)
-    except BaseException:
-        drop()
-        raise
-    result = json.loads(out.read_text(encoding="utf-8"))
+    result = run_measuring(command, out, url, drop)
     result["cached_ratio"] = result["rps_cached"] / result["rps_static"]
     result["edit_seen_max_s"] = max(result["edit_seen_s"])
     return result

@@ -23,7 +23,6 @@ nodes.
 import re
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -80,19 +79,12 @@ def children(pid):
 @contextmanager
 def gunicorn(workers, port):
     """Serve the project on ``port`` with ``workers`` synchronous workers; yield the master."""
+    from .measure import gunicorn_command
+
     root = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryFile() as log:
         server = subprocess.Popen(
-            [
-                str(Path(sys.executable).with_name("gunicorn")),
-                "--config",
-                str(root / "wiki" / "gunicorn.conf.py"),
-                "--bind",
-                f"127.0.0.1:{port}",
-                "--workers",
-                str(workers),
-                "--no-control-socket",
-            ],
+            gunicorn_command(port, workers),
             cwd=root,
             stdout=log,
             stderr=subprocess.STDOUT,
