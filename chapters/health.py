@@ -1,9 +1,13 @@
 """The health check a load balancer asks each app server: ``/healthz``.
 
-A server is healthy when the two things every page needs answer: the database (``SELECT 1``)
-and the cache (a key written and read back). The answer is a small JSON object naming each,
-200 when both answer and 503 when either does not, so that a load balancer sends readers to
-the other servers. It is never cached, touches no session and renders no template.
+A server is healthy when the two things every page needs answer, the database and the cache
+(a key written and read back), and when background tasks are being taken: the oldest task
+waiting for a worker has waited at most ``TASKS_MAX_WAIT`` seconds (``wiki/settings.py``),
+so a wiki whose workers all stopped is noticed, as its e-mail, books and images would wait
+for ever. The answer is a small JSON object naming each, with the oldest task's wait in
+seconds; 200 when all are well and 503 when one is not, so that a load balancer sends
+readers to the other servers. It is never cached, touches no session and renders no
+template.
 
 Like every URL, it answers only for the host names in ``DJANGO_ALLOWED_HOSTS``: a load
 balancer's health check must send one of them in its ``Host`` header (else Django answers
@@ -13,22 +17,37 @@ in ``wiki/settings.py``), as load balancers check their servers without TLS.
 
 import secrets
 
+from django.conf import settings
 from django.core.cache import cache
-from django.db import Error, connection
+from django.db import Error
+from django.db.models import Case, F, Min, When
 from django.http import JsonResponse
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
+from django_tasks_db.models import DBTaskResult, get_date_max
 
-__all__ = ["cache_answers", "database_answers", "healthz"]
+__all__ = ["cache_answers", "healthz", "oldest_task_wait"]
 
 
-def database_answers():
-    """Return True when the database answers ``SELECT 1``, False when it fails."""
+def oldest_task_wait():
+    """Return how long the oldest task ready to run has waited for a worker (one query).
+
+    A task waits from when it was enqueued, or from the time it was deferred to (a retry
+    after its delay); django-tasks-db marks a task not deferred with the latest date there
+    is.
+
+    Returns:
+        The wait in seconds (0.0 when no task waits), or None when the database does not
+        answer.
+    """
+    since = Case(When(run_after=get_date_max(), then=F("enqueued_at")), default=F("run_after"))
     try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-            return cursor.fetchone() == (1,)
+        oldest = DBTaskResult.objects.ready().aggregate(oldest=Min(since))["oldest"]
     except Error:
-        return False
+        return None
+    if oldest is None:
+        return 0.0
+    return max((timezone.now() - oldest).total_seconds(), 0.0)
 
 
 def cache_answers():
@@ -51,12 +70,22 @@ def cache_answers():
 
 @never_cache
 def healthz(request):
-    """Answer 200 when the database and the cache answer, 503 naming the one that fails.
+    """Answer 200 when the database and the cache answer and tasks are taken, else 503.
 
-    The body is ``{"database": "ok", "cache": "ok"}``, with ``"failed"`` for each that did
-    not answer. ``never_cache`` adds ``Cache-Control: no-store`` (and ``max-age=0``), so no
+    The body is ``{"database": "ok", "cache": "ok", "tasks": "ok", "oldest_task_wait":
+    0}``: ``"failed"`` for the database or the cache when it did not answer, ``"stalled"``
+    for tasks when the oldest has waited more than ``TASKS_MAX_WAIT`` seconds (``"failed"``
+    when the database did not answer), and that wait in whole seconds (None without a
+    database). ``never_cache`` adds ``Cache-Control: no-store`` (and ``max-age=0``), so no
     proxy keeps an answer.
     """
-    checks = {"database": database_answers(), "cache": cache_answers()}
-    body = {name: "ok" if ok else "failed" for name, ok in checks.items()}
-    return JsonResponse(body, status=200 if all(checks.values()) else 503)
+    wait = oldest_task_wait()
+    stalled = wait is not None and 0 < settings.TASKS_MAX_WAIT < wait
+    body = {
+        "database": "ok" if wait is not None else "failed",
+        "cache": "ok" if cache_answers() else "failed",
+        "tasks": "failed" if wait is None else "stalled" if stalled else "ok",
+        "oldest_task_wait": None if wait is None else int(wait),
+    }
+    healthy = body["database"] == body["cache"] == body["tasks"] == "ok"
+    return JsonResponse(body, status=200 if healthy else 503)

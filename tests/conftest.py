@@ -8,12 +8,14 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.db import connection
+from django_tasks_db.models import DBTaskResult
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from chapters import caching
 from chapters.caching import watch
 from chapters.outline import build_fixture, parse_outline
+from chapters.worker import Worker
 from tests.helpers import SMALL_TREE
 from tests.snapshots import Snapshot, chapters_models
 
@@ -142,6 +144,38 @@ def empty_cache():
     one test would otherwise be served to the next.
     """
     caching.clear()
+
+
+@pytest.fixture
+def run_tasks(db):
+    """Return a function that runs every background task ready now, in this process and
+    transaction, as a worker (``chapters.worker.Worker``) would, tasks that they enqueue
+    included; it returns how many ran. Tasks deferred to later (a retry's delay) wait.
+
+    Tasks are rows the write's transaction adds (``chapters.tasks``), so a test runs them
+    where a worker would take them after the commit.
+    """
+
+    def run():
+        worker = Worker(
+            queue_names=["*"],
+            excluded_queue_names=[],
+            interval=0,
+            batch=True,
+            backend_name="default",
+            startup_delay=False,
+            max_tasks=None,
+            worker_id="tests",
+        )
+        for count in range(1000):
+            result = DBTaskResult.objects.ready().first()
+            if result is None:
+                return count
+            result.claim(worker.worker_id)
+            worker.run_task(result)
+        raise AssertionError("Tasks went on enqueueing tasks: 1,000 ran.")
+
+    return run
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,14 +1,21 @@
-"""The load balancer's health check, /healthz: the database and the cache answer, or 503."""
+"""The load balancer's health check, /healthz: the database and the cache answer and tasks are
+taken, or 503."""
 
 import json
+from datetime import timedelta
 from unittest import mock
 
 import pytest
 from django.core.cache import cache
 from django.db import OperationalError, connection
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from chapters import health
 from chapters.models import Node
+from tests import tasks
+
+HEALTHY = {"database": "ok", "cache": "ok", "tasks": "ok", "oldest_task_wait": 0}
 
 
 def answer(response):
@@ -23,7 +30,7 @@ def test_healthz_answers_200_when_the_database_and_the_cache_answer(
 ):
     with django_assert_num_queries(1):
         response = client.get("/healthz")
-    assert answer(response) == (200, {"database": "ok", "cache": "ok"})
+    assert answer(response) == (200, HEALTHY)
 
 
 @pytest.mark.django_db
@@ -41,21 +48,30 @@ def test_healthz_is_never_cached_and_sets_no_cookie(client, django_assert_num_qu
 def test_healthz_answers_503_when_the_cache_does_not_keep_values(client):
     with mock.patch.object(cache, "get", return_value=None):  # as an unreachable Redis does
         response = client.get("/healthz")
-    assert answer(response) == (503, {"database": "ok", "cache": "failed"})
+    assert answer(response) == (503, {**HEALTHY, "cache": "failed"})
 
 
 @pytest.mark.django_db
 def test_healthz_answers_503_when_the_cache_raises(client):
     with mock.patch.object(cache, "set", side_effect=ConnectionError("no cache")):
         response = client.get("/healthz")
-    assert answer(response) == (503, {"database": "ok", "cache": "failed"})
+    assert answer(response) == (503, {**HEALTHY, "cache": "failed"})
 
 
 @pytest.mark.django_db
 def test_healthz_answers_503_when_the_database_fails(client):
-    with mock.patch.object(connection, "cursor", side_effect=OperationalError("no database")):
+    failing = mock.patch.object(connection, "cursor", side_effect=OperationalError("no database"))
+    with failing:
         response = client.get("/healthz")
-    assert answer(response) == (503, {"database": "failed", "cache": "ok"})
+    assert answer(response) == (
+        503,
+        {
+            "database": "failed",
+            "cache": "ok",
+            "tasks": "failed",
+            "oldest_task_wait": None,
+        },
+    )
 
 
 @pytest.mark.django_db
@@ -76,7 +92,7 @@ def test_healthz_answers_only_for_allowed_hosts(client):
 def test_healthz_answers_over_plain_http_when_https_redirects(client, settings):
     settings.SECURE_SSL_REDIRECT = True
     assert client.get("/").status_code == 301
-    assert answer(client.get("/healthz")) == (200, {"database": "ok", "cache": "ok"})
+    assert answer(client.get("/healthz")) == (200, HEALTHY)
 
 
 @pytest.mark.django_db
@@ -86,8 +102,34 @@ def test_healthz_is_a_reserved_top_level_slug(small_tree):
     assert area.slug == "healthz-2"
 
 
+@pytest.mark.django_db
+def test_healthz_reports_the_wait_of_the_oldest_task_ready_to_run(client, settings):
+    settings.TASKS_MAX_WAIT = 300
+    older, newer = tasks.fail.enqueue("older"), tasks.fail.enqueue("newer")
+    now = timezone.now()
+    DBTaskResult.objects.filter(pk=older.id).update(enqueued_at=now - timedelta(seconds=200))
+    DBTaskResult.objects.filter(pk=newer.id).update(enqueued_at=now - timedelta(seconds=100))
+    later = tasks.fail.using(run_after=now + timedelta(hours=1)).enqueue("deferred")
+    DBTaskResult.objects.filter(pk=later.id).update(enqueued_at=now - timedelta(days=1))
+    assert answer(client.get("/healthz")) == (200, {**HEALTHY, "oldest_task_wait": 200})
+
+
+@pytest.mark.django_db
+def test_healthz_answers_503_when_a_task_waited_too_long_for_a_worker(client, settings):
+    settings.TASKS_MAX_WAIT = 300
+    waiting = tasks.fail.enqueue("waiting")
+    retried = timezone.now() - timedelta(seconds=400)  # a retry whose delay ended long ago
+    DBTaskResult.objects.filter(pk=waiting.id).update(
+        run_after=retried, enqueued_at=retried - timedelta(days=1)
+    )
+    expected = {**HEALTHY, "tasks": "stalled", "oldest_task_wait": 400}
+    assert answer(client.get("/healthz")) == (503, expected)
+    settings.TASKS_MAX_WAIT = 0  # never
+    assert answer(client.get("/healthz")) == (200, {**expected, "tasks": "ok"})
+
+
 def test_health_checks_report_each_failure():
     with mock.patch.object(connection, "cursor", side_effect=OperationalError):
-        assert health.database_answers() is False
+        assert health.oldest_task_wait() is None
     with mock.patch.object(cache, "get", return_value="something else"):
         assert health.cache_answers() is False

@@ -6,6 +6,7 @@ from unittest import mock
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
+from django_tasks_db.models import DBTaskResult
 
 from chapters.models import Link, Node
 from tests.helpers import edit, node, soup
@@ -86,16 +87,14 @@ def test_wiki_link_follows_its_target_when_renamed_and_moved(client, small_tree)
 
 
 @pytest.mark.django_db
-def test_wiki_link_to_a_deleted_page_becomes_broken_and_a_new_page_mends_it(
-    small_tree, django_capture_on_commit_callbacks
-):
+def test_wiki_link_to_a_deleted_page_becomes_broken_and_a_new_page_mends_it(small_tree, run_tasks):
     edit("Chapter One", body="[[Chapter Six]]")
     node("Chapter Six").delete()
     assert body_of("Chapter One") == (
         '<span class="wikilink-broken" title="There is no page “Chapter Six”.">Chapter Six</span>'
     )
-    with django_capture_on_commit_callbacks(execute=True):  # broken links mend after commit
-        Node.objects.create(title="Chapter Six", parent=node("Section A2"))
+    Node.objects.create(title="Chapter Six", parent=node("Section A2"))
+    run_tasks()  # broken links mend after the commit
     assert body_of("Chapter One") == (
         '<a class="wikilink" href="/area-a/section-a2/chapter-six/">Chapter Six</a>'
     )
@@ -203,7 +202,7 @@ def test_wiki_link_to_a_non_ascii_title_written_as_it_is(small_tree):
 
 @pytest.mark.django_db
 def test_broken_links_mend_after_the_commit_and_only_where_the_change_may_mend_them(
-    small_tree, django_capture_on_commit_callbacks
+    small_tree, run_tasks
 ):
     edit("Chapter One", body="[[Chapter Seven]]")
     edit("Chapter Two", body="[[Chapter Eight]] and [Gone](/area-a/gone/)")
@@ -215,16 +214,11 @@ def test_broken_links_mend_after_the_commit_and_only_where_the_change_may_mend_t
         rendered.append(self.title)
         refresh_body(self)
 
-    with (
-        mock.patch.object(Node, "refresh_body", counting),
-        django_capture_on_commit_callbacks() as callbacks,
-    ):
-        Node.objects.create(title="Chapter Seven", parent=node("Section A2"))
-    assert rendered == []  # nothing is rendered again inside the writing transaction
-    assert body_of("Chapter One").startswith('<span class="wikilink-broken"')
     with mock.patch.object(Node, "refresh_body", counting):
-        for callback in callbacks:
-            callback()
+        Node.objects.create(title="Chapter Seven", parent=node("Section A2"))
+        assert rendered == []  # nothing is rendered again inside the writing transaction
+        assert body_of("Chapter One").startswith('<span class="wikilink-broken"')
+        assert run_tasks() == 1
     assert rendered == ["Chapter One", "Chapter Three"]
     assert body_of("Chapter One") == (
         '<a class="wikilink" href="/area-a/section-a2/chapter-seven/">Chapter Seven</a>'
@@ -235,30 +229,28 @@ def test_broken_links_mend_after_the_commit_and_only_where_the_change_may_mend_t
 
 
 @pytest.mark.django_db
-def test_a_broken_link_to_a_path_mends_when_a_node_comes_to_that_path(
-    small_tree, django_capture_on_commit_callbacks
-):
+def test_a_broken_link_to_a_path_mends_when_a_node_comes_to_that_path(small_tree, run_tasks):
     edit("Chapter One", body="[Later](/area-a/later/)")
-    with django_capture_on_commit_callbacks(execute=True):
-        Node.objects.create(title="Later", kind=Node.Kind.SECTION, parent=node("Area A"))
+    Node.objects.create(title="Later", kind=Node.Kind.SECTION, parent=node("Area A"))
+    run_tasks()
     assert body_of("Chapter One") == '<a href="/area-a/later/">Later</a>'
     assert Link.objects.get(source=node("Chapter One")).target == node("Later")
 
 
 @pytest.mark.django_db
 def test_mending_links_that_fails_after_a_commit_is_logged_and_the_save_stands(
-    small_tree, monkeypatch, caplog, django_capture_on_commit_callbacks
+    small_tree, monkeypatch, caplog, run_tasks
 ):
     def fail(titles, paths):
         raise RuntimeError("the database went away")
 
-    monkeypatch.setattr("chapters.models.node.mend_broken_links", fail)
-
-    with django_capture_on_commit_callbacks(execute=True):
-        edit("Chapter One", title="Chapter One, renamed")
+    monkeypatch.setattr("chapters.models.mend_broken_links", fail)
+    edit("Chapter One", title="Chapter One, renamed")
+    run_tasks()
 
     assert node("Chapter One, renamed").path == "area-a/section-a1/chapter-one"
-    assert [record.getMessage() for record in caplog.records] == [
-        "Error calling _mend_after_commit.<locals>.mend_broken_links_after_commit in "
-        "on_commit() (the database went away)."
-    ]
+    (failure,) = [record for record in caplog.records if record.levelname == "ERROR"]
+    assert failure.getMessage().endswith("path=chapters.tasks.mend_links state=FAILED")
+    assert "RuntimeError: the database went away" in failure.exc_text
+    (task,) = DBTaskResult.objects.all()
+    assert task.status == "READY"  # to run again after its delay

@@ -25,6 +25,11 @@ manner of cookiecutter-django:
   again (``stale-while-revalidate``). Default: 1 and 1.
 - ``REDIS_URL``: the cache, ``redis://host:6379/<db>``, shared by every app server (Django's
   own Redis backend). Default: a local-memory cache in each process.
+- ``WIKI_TASKS_MAX_WAIT``: seconds a background task may wait for a worker before
+  ``/healthz`` answers 503, as no worker takes tasks (``chapters.health``). Default: 300;
+  ``0`` never.
+- ``WIKI_TASKS_DEAD_AFTER``: seconds after its last heartbeat that a task worker is taken
+  for dead and its task handed to another (``chapters.worker``). Default: 30.
 - ``DJANGO_EMAIL_BACKEND``: how the e-mail to watchers is sent (``chapters.edit.notify``).
   Default: Django's console backend, which writes each message to the server's output;
   ``django.core.mail.backends.smtp.EmailBackend`` sends it through ``DJANGO_EMAIL_HOST``
@@ -93,6 +98,8 @@ INSTALLED_APPS = [
     "simple_history",
     "csp",
     "axes",
+    "django_tasks",
+    "django_tasks_db",
     "chapters",
 ]
 
@@ -241,8 +248,30 @@ LOGGING = {
     "loggers": {
         "django.request": {"handlers": ["errors"]},
         "chapters": {"handlers": ["stderr"], "level": "WARNING"},
+        # Background tasks: each task's start and end at INFO (in a worker's output), a failed
+        # task's traceback at ERROR (chapters.worker).
+        "django_tasks": {"handlers": ["stderr"], "level": "INFO"},
+        "django_tasks_db": {"handlers": ["stderr"], "level": "INFO"},
     },
 }
+
+# Slow or unbounded work (books, image processing, e-mail, re-renders) runs as tasks
+# (chapters/tasks.py) of Django's tasks framework, through its backport, kept in the wiki's
+# own database by django-tasks-db and run by `manage.py worker` processes (chapters.worker):
+# no server beyond the database. Books have a queue of their own, so that an operator may
+# give them workers of their own; a worker takes every queue by default.
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks_db.DatabaseBackend",
+        "QUEUES": ["default", "books"],
+    }
+}
+# A task waiting longer than this many seconds means no worker takes tasks: /healthz answers
+# 503 (chapters.health). 0: never.
+TASKS_MAX_WAIT = int(os.environ.get("WIKI_TASKS_MAX_WAIT") or 300)
+# A worker whose heartbeat is this many seconds old is taken for dead, and its running task is
+# handed to the others (chapters.worker); workers beat six times as often.
+TASKS_DEAD_AFTER = float(os.environ.get("WIKI_TASKS_DEAD_AFTER") or 30)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

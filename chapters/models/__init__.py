@@ -14,7 +14,9 @@
   one, derived like links);
 - :mod:`.drafts`, :mod:`.review`, :mod:`.watches`: what editing on the site keeps besides
   the tree (``EditDraft``, ``PendingChange``, ``Watch``), in tables no version trigger
-  watches.
+  watches;
+- :mod:`.workers`: ``TaskWorker``, the heartbeats of the processes running background
+  tasks (``chapters.worker``).
 """
 
 from .drafts import EditDraft
@@ -34,6 +36,7 @@ from .synonyms import Synonym
 from .tree import TREE_FIELDS, NodeManager, NodeQuerySet, cache_trees, lock_tree
 from .version import WikiVersion
 from .watches import Watch
+from .workers import TaskWorker
 
 __all__ = [
     "MEDIA_NAME",
@@ -58,6 +61,7 @@ __all__ = [
     "PathRedirect",
     "PendingChange",
     "Synonym",
+    "TaskWorker",
     "Watch",
     "WikiVersion",
     "cache_trees",

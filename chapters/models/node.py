@@ -20,6 +20,7 @@ from django.utils import timezone
 from mptt.models import MPTTModel, TreeForeignKey
 from simple_history.models import HistoricalRecords
 
+from chapters import tasks
 from chapters.markdown import (
     BODY_MAX_LENGTH,
     MarkdownError,
@@ -227,7 +228,7 @@ class Node(NodeRules, MPTTModel):
             subtree = self.get_descendants(include_self=True)
             titles = {old_title, *subtree.values_list("title", flat=True)} - {None}
             paths = set(subtree.values_list("path", flat=True))
-            _mend_after_commit(titles, paths)
+            _mend_later(titles, paths)
 
     def _rewrite_descendant_paths(self, old_path):
         """Move the stored paths of this node's descendants from ``old_path`` to its path.
@@ -308,7 +309,7 @@ class Node(NodeRules, MPTTModel):
         for source in linking:
             source.refresh_body()
         # A link that could mean one of them and another page now means the other.
-        _mend_after_commit(titles, ())
+        _mend_later(titles, ())
         return deleted
 
     def refresh_tree_fields(self):
@@ -408,16 +409,10 @@ def refresh_links_into(node):
         source.refresh_body()
 
 
-def _mend_after_commit(titles, paths):
-    """Call :func:`mend_broken_links` with ``titles`` and ``paths`` once the transaction
-    commits. A failure there is logged and the committed change stands: Django's robust
-    ``on_commit`` logs a failed callback by its ``__qualname__``, so the callback is a
-    function (a ``functools.partial`` has none, and the logging itself would fail)."""
-
-    def mend_broken_links_after_commit():
-        mend_broken_links(titles, paths)
-
-    transaction.on_commit(mend_broken_links_after_commit, robust=True)
+def _mend_later(titles, paths):
+    """Enqueue :func:`mend_broken_links` with ``titles`` and ``paths`` in the write's
+    transaction: a worker runs it once the write has committed (``chapters.tasks``)."""
+    tasks.mend_links.enqueue(sorted(titles), sorted(paths))
 
 
 def mend_broken_links(titles, paths):

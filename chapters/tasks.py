@@ -1,0 +1,31 @@
+"""The background tasks: work that is slow or unbounded, taken off requests and out of the
+tree's lock, and run by ``manage.py worker`` processes (:mod:`chapters.worker`).
+
+Each task is small and idempotent: it takes plain values (primary keys, titles, paths),
+reads what it works on when it runs, and leaves the same result however often it runs, so a
+task handed back after its worker died, or run again after a failure, is done once. Writes
+enqueue their tasks in their own transaction: django-tasks-db keeps tasks in the wiki's
+database, so a task exists exactly when the write that asked for it committed, and none is
+lost between a commit and its enqueueing.
+
+The models enqueue these tasks from the write path, so this module imports what a task runs
+when it runs, not at import time: the models import this module, and the work a task does
+imports the models.
+"""
+
+from django_tasks import task
+
+__all__ = ["mend_links"]
+
+
+@task()
+def mend_links(titles, paths):
+    """Render again the nodes whose broken links a node titled or placed anew may mend.
+
+    Args:
+        titles: the titles a write gave or took away (of a node and its descendants).
+        paths: the stored paths a write gave nodes.
+    """
+    from .models import mend_broken_links
+
+    mend_broken_links(titles, paths)
