@@ -6,7 +6,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import NestedObjects
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db import router, transaction
+from django.db import router
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.defaultfilters import pluralize
@@ -22,7 +22,7 @@ from .edit import views as edit_views
 from .files import admin_views as markdown
 from .forms import NodeAdminForm
 from .history import all_revisions, with_size_changes
-from .models import Node, Synonym, lock_tree
+from .models import Node, Synonym, tree_write
 from .parents import ParentAutocompleteView, ParentChoiceField, ParentSelect
 from .permissions import PUBLISHED, can_publish
 
@@ -91,19 +91,25 @@ class NodeAdmin(DraggableMPTTAdmin):
         return format_html('<div class="tree-title depth-{}">{}</div>', depth, item)
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
-        """Show the add or change form; on a POST, take the tree's lock before anything else.
+        """Show the add or change form; on a POST, open the write to the tree first.
 
         Django's admin reads the node, validates the form (``Node.clean()``: the tree's
-        rules) and saves, in one transaction. Taking :func:`~chapters.models.lock_tree` first
-        makes the validation see the tree the save changes: an editor whose form was
+        rules) and saves, in one transaction. Opening :func:`~chapters.models.tree_write`
+        first makes the validation see the tree the save changes: an editor whose form was
         overtaken by another's move, delete or change of kind gets the form back with the
         error, never a 500 nor a tree that breaks the rules.
         """
         if request.method != "POST":
             return super().changeform_view(request, object_id, form_url, extra_context)
-        with transaction.atomic(using=router.db_for_write(self.model)):
-            lock_tree(router.db_for_write(self.model))
+        with tree_write(request=request, using=router.db_for_write(self.model)):
             return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        """Ask to confirm a delete (GET); delete (POST), in one write to the tree."""
+        if request.method != "POST":
+            return super().delete_view(request, object_id, extra_context)
+        with tree_write(request=request, using=router.db_for_write(self.model)):
+            return super().delete_view(request, object_id, extra_context)
 
     def changelist_view(self, request, extra_context=None):
         """Show the tree; on a drop (``cmd=move_node``), move the node by the workflow.
@@ -116,8 +122,7 @@ class NodeAdmin(DraggableMPTTAdmin):
         """
         if request.method != "POST" or request.POST.get("cmd") != "move_node":
             return super().changelist_view(request, extra_context)
-        with transaction.atomic(using=router.db_for_write(self.model)):
-            lock_tree(router.db_for_write(self.model))
+        with tree_write(request=request, using=router.db_for_write(self.model)):
             refusal = self.move_refusal(request)
             if refusal:
                 self.message_user(request, refusal, level=messages.ERROR)
@@ -144,14 +149,13 @@ class NodeAdmin(DraggableMPTTAdmin):
         )
 
     def delete_selected_tree(self, modeladmin, request, queryset):
-        """Delete the selected nodes (the changelist's action), under the tree's lock.
+        """Delete the selected nodes (the changelist's action), in one write to the tree.
 
         django-mptt's action deletes node by node with its updates delayed, then rebuilds the
-        trees it touched: all of it in one transaction here, after
-        :func:`~chapters.models.lock_tree`, so no other write to the tree comes between.
+        trees it touched: all of it in one :func:`~chapters.models.tree_write` here, so no
+        other write to the tree comes between.
         """
-        with transaction.atomic(using=router.db_for_write(self.model)):
-            lock_tree(router.db_for_write(self.model))
+        with tree_write(request=request, using=router.db_for_write(self.model)):
             return super().delete_selected_tree(modeladmin, request, queryset)
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
@@ -277,7 +281,7 @@ class NodeAdmin(DraggableMPTTAdmin):
             Node.history.model, history_id=revision_id, history_type="-", deletion=revision_id
         )
         try:
-            node = recovery.restore(revision, request.user)
+            node = recovery.restore(revision, request.user, request.build_absolute_uri("/"))
         except ValidationError as error:
             for message in error.messages:
                 messages.error(request, message)

@@ -20,11 +20,10 @@ from datetime import UTC, datetime
 from typing import NamedTuple
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from mptt.exceptions import InvalidMove
 
 from .markdown import MarkdownError, check_markdown
-from .models import RESERVED_ROOT_SLUGS, Node, lock_tree
+from .models import RESERVED_ROOT_SLUGS, Node, tree_write
 
 __all__ = [
     "FORMAT",
@@ -102,12 +101,12 @@ def export_curriculum():
     return json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
 
-@transaction.atomic
 def import_curriculum(data, source):
     """Load a curriculum file into the tree, all or nothing.
 
-    Every entry is checked alone first; then, under ``lock_tree`` (so that nothing of the
-    tree is read before it), against the file and the database; then, in file order,
+    Every entry is checked alone first; then, in one write to the tree (``tree_write``, so
+    that nothing of the tree is read before its lock), against the file and the database;
+    then, in file order,
     a node whose path exists is updated (title, kind, status, body and its place among its
     siblings) and any other is added, through ``Node.save()`` and django-mptt's moves, so
     paths, HTML, links and redirects are derived as for an edit. Siblings end up in the
@@ -128,22 +127,22 @@ def import_curriculum(data, source):
             tree; its ``problems`` name each offending entry. Nothing is written.
     """
     entries, problems = _read(data)
-    lock_tree()
-    existing = {node.path: node for node in Node.objects.for_navigation()}
-    problems += _check_tree(entries, existing)
-    if problems:
-        raise CurriculumFileError(problems)
-    counts = {"added": 0, "changed": 0, "unchanged": 0}
-    placed = {}
-    for entry, previous, following in _siblings(entries, existing):
-        try:
-            outcome = _write(entry, existing, placed, previous, following, source)
-        except (ValidationError, InvalidMove, MarkdownError) as error:
-            messages = error.messages if isinstance(error, ValidationError) else [str(error)]
-            raise CurriculumFileError([f"{entry}: {' '.join(messages)}"]) from error
-        counts[outcome] += 1
-    left = len(existing.keys() - placed.keys())
-    return ImportCounts(**counts, not_in_file=left)
+    with tree_write():
+        existing = {node.path: node for node in Node.objects.for_navigation()}
+        problems += _check_tree(entries, existing)
+        if problems:
+            raise CurriculumFileError(problems)
+        counts = {"added": 0, "changed": 0, "unchanged": 0}
+        placed = {}
+        for entry, previous, following in _siblings(entries, existing):
+            try:
+                outcome = _write(entry, existing, placed, previous, following, source)
+            except (ValidationError, InvalidMove, MarkdownError) as error:
+                messages = error.messages if isinstance(error, ValidationError) else [str(error)]
+                raise CurriculumFileError([f"{entry}: {' '.join(messages)}"]) from error
+            counts[outcome] += 1
+        left = len(existing.keys() - placed.keys())
+        return ImportCounts(**counts, not_in_file=left)
 
 
 def _read(data):

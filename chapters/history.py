@@ -6,10 +6,9 @@ with its author (``history_user``), date (``history_date``) and edit summary
 """
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 
 from .diff import diff_text, field_changes
-from .models import REVISION_FIELDS, Node, lock_tree
+from .models import REVISION_FIELDS, Node, tree_write
 
 __all__ = [
     "NOTHING_TO_REVERT",
@@ -139,13 +138,12 @@ def restore_fields(node, revision, *, keep_status=False):
     return notes
 
 
-@transaction.atomic
 def revert(node, revision, user=None, *, keep_status=False):
     """Restore ``node``'s content from ``revision`` and save that as a new revision.
 
     The fields restored are :func:`restore_fields`'; the node is moved only through
-    django-mptt, never by writing tree fields. One transaction, under ``lock_tree``: ``node``
-    is read again after taking it, so the checks see the tree the save will change. When
+    django-mptt, never by writing tree fields. One write to the tree (``tree_write``):
+    ``node`` is read again under its lock, so the checks see the tree the save will change. When
     that leaves every field of a revision as it is stored, nothing is saved: a revert to an
     identical state writes no revision.
 
@@ -165,13 +163,13 @@ def revert(node, revision, user=None, *, keep_status=False):
     """
     if revision.id != node.pk:
         raise ValueError(f"Revision {revision.history_id} is not a revision of “{node.title}”.")
-    lock_tree()
-    node.refresh_from_db()
-    stored = {name: getattr(node, name) for name in REVISION_FIELDS}
-    notes = restore_fields(node, revision, keep_status=keep_status)
-    if all(getattr(node, name) == value for name, value in stored.items()):
-        return [*notes, NOTHING_TO_REVERT]
-    node._change_reason = f"Reverted to revision {revision.history_id}"
-    node._history_user = user
-    node.save()
+    with tree_write(user=user):
+        node.refresh_from_db()
+        stored = {name: getattr(node, name) for name in REVISION_FIELDS}
+        notes = restore_fields(node, revision, keep_status=keep_status)
+        if all(getattr(node, name) == value for name, value in stored.items()):
+            return [*notes, NOTHING_TO_REVERT]
+        node._change_reason = f"Reverted to revision {revision.history_id}"
+        node._history_user = user
+        node.save()
     return notes

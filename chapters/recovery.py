@@ -7,11 +7,10 @@ on, from its last revision, in its old place.
 """
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.db.models import Count, Exists, F, OuterRef, Subquery
 
 from .markdown import MarkdownError
-from .models import Node, PathRedirect, lock_tree
+from .models import Node, PathRedirect, tree_write
 
 __all__ = ["deletions", "deleted_nodes", "restore"]
 
@@ -73,8 +72,7 @@ def deleted_nodes(revision):
     return ordered
 
 
-@transaction.atomic
-def restore(revision, user=None):
+def restore(revision, user=None, base_url=None):
     """Restore the node of a deletion and the descendants deleted with it.
 
     Each node comes back with its id, its last title, slug, kind, status and body, under the
@@ -87,6 +85,7 @@ def restore(revision, user=None):
     Args:
         revision: the "-" revision of the node the delete was asked for.
         user: the author of the restore, or None.
+        base_url: the site's address, for the e-mail's links (see ``tree_write``).
 
     Returns:
         The restored node.
@@ -97,11 +96,15 @@ def restore(revision, user=None):
             breaks the tree's rules (see ``Node.validate_placement``); or a body cannot be
             rendered any more. Nothing is written.
     """
-    # The tree's lock first, before anything is read: the places the nodes go back to are
-    # read after it, and two restores of one deletion run one after the other (the second
-    # finds the node back).
-    lock_tree()
-    revision = Node.history.get(history_id=revision.history_id)
+    # The write to the tree first, before anything is read: the places the nodes go back to
+    # are read under its lock, and two restores of one deletion run one after the other (the
+    # second finds the node back).
+    with tree_write(user=user, base_url=base_url):
+        return _restore(Node.history.get(history_id=revision.history_id), user)
+
+
+def _restore(revision, user):
+    """Restore the deletion ``revision`` in the write open (see :func:`restore`)."""
     present = Node.objects.filter(pk=revision.id).first()
     if present is not None:
         raise ValidationError(f"“{present.title}” has been restored already, at /{present.path}/.")

@@ -15,7 +15,42 @@ imports the models.
 
 from django_tasks import task
 
-__all__ = ["mend_links"]
+__all__ = ["mend_links", "render_pages", "send_notifications", "tell_watchers"]
+
+
+@task()
+def tell_watchers(first, last, base_url, deleted_watchers):
+    """Tell the watchers of the pages one write changed, by notifications e-mailed in turn.
+
+    Args:
+        first: the id of the latest revision before the write.
+        last: the id of the write's latest revision.
+        base_url: the site's address, for the links.
+        deleted_watchers: ``{str(node id): [user ids]}`` watching the nodes it deleted.
+    """
+    from .edit import notify
+
+    notify.tell_of_revisions(first, last, base_url, deleted_watchers)
+
+
+@task()
+def send_notifications(key):
+    """E-mail the notifications of ``key`` not e-mailed yet (``chapters.edit.notify.send``);
+    a mail server that fails fails the task, which runs again later."""
+    from .edit import notify
+
+    notify.send(key)
+
+
+@task()
+def render_pages(pks):
+    """Render again the bodies of the nodes ``pks`` (those still there): what they link to
+    moved, was renamed or was deleted. A node saved meanwhile is left as its save made it.
+    """
+    from .models import Node
+
+    for node in Node.objects.filter(pk__in=pks):
+        node.refresh_body()
 
 
 @task()

@@ -405,6 +405,7 @@ def test_restore_mends_links_to_the_restored_pages(admin_client, small_tree, run
     five.body = "[[Chapter One]] [two](/area-a/section-a1/chapter-two/)"
     five.save()
     node("Section A1").delete()
+    run_tasks()
     assert node("Chapter Five").body_html == (
         '<p><span class="wikilink-broken" title="There is no page “Chapter One”.">Chapter One'
         '</span> <a href="/area-a/section-a1/chapter-two/">two</a></p>'

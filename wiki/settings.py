@@ -30,6 +30,9 @@ manner of cookiecutter-django:
   ``0`` never.
 - ``WIKI_TASKS_DEAD_AFTER``: seconds after its last heartbeat that a task worker is taken
   for dead and its task handed to another (``chapters.worker``). Default: 30.
+- ``WIKI_BASE_URL``: the wiki's address, ``https://wiki.example.org/``, for the links in
+  e-mail about writes made outside a request (imports, scripts). Default:
+  ``http://127.0.0.1:8000/``.
 - ``DJANGO_EMAIL_BACKEND``: how the e-mail to watchers is sent (``chapters.edit.notify``).
   Default: Django's console backend, which writes each message to the server's output;
   ``django.core.mail.backends.smtp.EmailBackend`` sends it through ``DJANGO_EMAIL_HOST``
@@ -286,6 +289,9 @@ EMAIL_HOST_USER = os.environ.get("DJANGO_EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = os.environ.get("DJANGO_EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_flag("DJANGO_EMAIL_USE_TLS")
 DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL", "wiki@localhost")
+# The wiki's address, for the links in e-mail sent about writes made outside a request (an
+# import, a script); writes made on the site use the request's.
+WIKI_BASE_URL = os.environ.get("WIKI_BASE_URL") or "http://127.0.0.1:8000/"
 
 # The wiki's name and what it is, told to search engines and link previews in every page's
 # <head> (meta description, Open Graph: chapters/templatetags/metadata.py).

@@ -16,7 +16,7 @@ move to their revision, so the next Save saves what the editor has seen:
 Used by the site's editor (``chapters.edit.forms.EditForm``) and the admin's change form
 (``chapters.forms.NodeAdminForm``). The check must run under the tree's lock, in the
 transaction of the save, so that no save comes between the check and the save: both views
-take :func:`~chapters.models.lock_tree` before validating.
+open :func:`~chapters.models.tree_write` before validating.
 """
 
 import json

@@ -1,30 +1,57 @@
-"""E-mail to the people watching a page: its changes, the changes waiting for review, and the
-reviews' results.
+"""What the wiki tells people: the changes to pages they watch, the changes waiting for
+review, and the reviews' results; as notifications, e-mailed by a background task.
 
 A :class:`~chapters.models.Watch` of a page covers the page; a watch of a section covers
 every page under it. Nobody hears of their own doing: the author of a change is not told of
-it, nor the reviewer of their decision (the author of a reviewed change always is). The mail
-goes through Django's e-mail backend (``EMAIL_BACKEND``: the console by default, see
-docs/operations.md), one message per recipient, once the transaction that made the change
-has committed (``transaction.on_commit``): a change rolled back sends nothing, and a mail
-server that fails is logged by Django without undoing the change.
+it, nor the reviewer of their decision (the author of a reviewed change always is).
+
+Every write to the tree (``chapters.models.tree_write``) hands the revisions it recorded to
+:func:`tell_of_revisions`, through a task, once it commits: watchers hear of every save,
+whichever door it came through (the site's editor, the admin's form or drag, a revert, a
+restore, an import, a script), in one message per person and write. A proposal and a
+review's decision are told in their own transaction (:func:`change_proposed`,
+:func:`change_decided`). Either way each message is a
+:class:`~chapters.models.Notification` row, and :func:`send` e-mails the rows of one key
+through Django's e-mail backend (``EMAIL_BACKEND``: the console by default, see
+docs/operations.md), marking each as sent: a mail server that fails fails the task, which is
+logged and runs again later (``chapters.worker``), sending only what was not sent.
 """
 
+from django.contrib.auth import get_user_model
 from django.core.mail import EmailMessage, get_connection
-from django.db import transaction
 from django.urls import reverse
+from django.utils import timezone
 
-from ..models import Node, Watch
+from .. import tasks
+from ..models import Node, Notification, Watch
 from ..permissions import can_edit
 
-__all__ = ["SUBJECT_PREFIX", "change_decided", "change_proposed", "page_changed"]
+__all__ = [
+    "SUBJECT_PREFIX",
+    "change_decided",
+    "change_proposed",
+    "send",
+    "tell",
+    "tell_of_revisions",
+    "watchers",
+]
 
 SUBJECT_PREFIX = "[Curriculum Wiki] "
 
+# What each kind of revision (simple-history's history_type) did to its page.
+VERBS = {"+": "added", "~": "changed", "-": "deleted"}
+
+
+def one_line(text):
+    """Return ``text`` with its line breaks and runs of spaces made single spaces, so that
+    what a user wrote (an edit summary, a comment) cannot start lines of its own in a
+    message."""
+    return " ".join((text or "").split())
+
 
 def watchers(node, *, besides=(), editors_only=False):
-    """Return the active users watching ``node`` or a section above it, with an e-mail
-    address, but not ``besides`` (users), each once, in the order of their watches.
+    """Return the active users watching ``node`` or a section above it, each once, in the
+    order of their watches, but not ``besides`` (users).
 
     Args:
         node: the page.
@@ -35,48 +62,161 @@ def watchers(node, *, besides=(), editors_only=False):
     found = {}
     for watch in Watch.objects.covering(node).select_related("user").order_by("pk"):
         user = watch.user
-        if user.is_active and user.email and user.pk not in left_out:
+        if user.is_active and user.pk not in left_out:
             found.setdefault(user.pk, user)
     return [user for user in found.values() if not editors_only or can_edit(user)]
 
 
-def _send_after_commit(recipients, subject, body):
-    """Send ``subject`` and ``body`` to each of ``recipients`` once the transaction commits."""
-    addresses = [user.email for user in recipients if user.email]
-    if not addresses:
-        return
-    messages = [EmailMessage(SUBJECT_PREFIX + subject, body, to=[to]) for to in addresses]
+def tell(recipients, key, subject, body, url):
+    """Record a notification for each of ``recipients`` and have it e-mailed.
 
-    # A function, not a functools.partial: Django logs a robust callback's failure by its
-    # __qualname__, which a partial lacks (the logging itself then fails, and the request
-    # whose change has committed answers 500).
-    def send_mail_after_commit():
-        get_connection().send_messages(messages)
-
-    transaction.on_commit(send_mail_after_commit, robust=True)
-
-
-def page_changed(node, author, summary, base_url):
-    """Tell the watchers of ``node`` that ``author`` saved it.
+    Call in the transaction of what it tells of: the rows, and the task sending them,
+    commit with it. A recipient told of ``key`` already is not told again.
 
     Args:
-        node: the page, just saved.
-        author: who saved it, or None for a script.
-        summary: the revision's edit summary, or "".
-        base_url: the site's address, ``https://host/``, for the links.
+        recipients: users.
+        key: what the message is about, the same for each recipient ("change:7:proposed").
+        subject: the subject, without the wiki's prefix.
+        body: the text.
+        url: the page it is about.
     """
-    by = f" by {author}" if author else ""
-    lines = [
-        f"“{node.title}” was changed{by}.",
-        f"Summary: {summary}" if summary else "",
-        f"The page: {base_url.rstrip('/')}{node.get_absolute_url()}",
-        f"Its history: {base_url.rstrip('/')}{reverse('chapters:history', args=[node.path])}",
-    ]
-    _send_after_commit(
-        watchers(node, besides=[author]),
-        f"“{node.title}” was changed{by}",
-        "\n".join(line for line in lines if line) + "\n",
+    _record(
+        key,
+        [
+            Notification(recipient=user, key=key, subject=subject, body=body, url=url)
+            for user in recipients
+        ],
     )
+
+
+def _record(key, rows):
+    """Store the notifications ``rows`` of ``key`` (those not stored already) and enqueue the
+    task e-mailing them."""
+    if rows:
+        Notification.objects.bulk_create(rows, ignore_conflicts=True)
+        tasks.send_notifications.enqueue(key)
+
+
+def send(key):
+    """E-mail the notifications of ``key`` not e-mailed yet, one message each, marking each
+    as e-mailed once sent. Recipients without an address are not e-mailed.
+
+    Raises:
+        Exception: whatever the e-mail backend raises (a mail server that is down); the
+            notifications sent before it stay marked.
+    """
+    waiting = Notification.objects.filter(key=key, emailed=None).exclude(recipient__email="")
+    with get_connection() as connection:
+        for note in waiting.select_related("recipient").order_by("pk"):
+            message = EmailMessage(
+                SUBJECT_PREFIX + note.subject,
+                note.body,
+                to=[note.recipient.email],
+                connection=connection,
+            )
+            message.send()
+            Notification.objects.filter(pk=note.pk).update(emailed=timezone.now())
+
+
+def _links(base_url, path):
+    """Return the lines linking to the page at ``path`` and to its history."""
+    base = base_url.rstrip("/")
+    return [
+        f"The page: {base}{reverse('chapters:node', kwargs={'path': path})}",
+        f"Its history: {base}{reverse('chapters:history', args=[path])}",
+    ]
+
+
+def _told(revision, base_url, under):
+    """Return what a message says of one revision: a headline (what happened to the page, by
+    whom) and its lines (the headline, why, where).
+
+    Args:
+        revision: a revision of the write.
+        base_url: the site's address, for the links.
+        under: for a deletion, the number of pages deleted with the page.
+    """
+    by = f" by {revision.history_user}" if revision.history_user_id else ""
+    headline = f"“{revision.title}” was {VERBS[revision.history_type]}{by}"
+    lines = [
+        f"{headline}, with {under} page{'s' * (under != 1)} under it." if under else f"{headline}."
+    ]
+    summary = one_line(revision.history_change_reason)
+    if summary:
+        lines.append(f"Summary: {summary}")
+    if revision.history_type != "-":
+        lines += _links(base_url, revision.path)
+    return headline, lines
+
+
+def tell_of_revisions(first, last, base_url, deleted_watchers):
+    """Tell the watchers of the pages a write changed what it did: one message each.
+
+    The revisions are those with ids after ``first`` up to ``last``, which one write to the
+    tree recorded. A page's watchers are those of the page and of the sections above it, at
+    the path the revision records; a deleted page's own watches are gone with it, so the
+    write named its watchers (``deleted_watchers``). The pages deleted with a section are
+    told of as the section's. A message to one watcher names each page of theirs the write
+    changed; none tells its author of their own revision. Users are told in the order they
+    joined.
+
+    Args:
+        first: the id of the latest revision before the write.
+        last: the id of the write's latest revision.
+        base_url: the site's address, for the links.
+        deleted_watchers: ``{str(node id): [user ids]}`` for the nodes the write deleted.
+    """
+    revisions = [
+        revision
+        for revision in Node.history.filter(history_id__gt=first, history_id__lte=last)
+        .select_related("history_user")
+        .order_by("history_id")
+        # The pages deleted with a section are the section's deletion.
+        if revision.history_type != "-" or revision.deletion in (None, revision.history_id)
+    ]
+    under = {}
+    for deletion in Node.history.filter(
+        history_id__gt=first, history_id__lte=last, history_type="-"
+    ).values_list("deletion", "history_id"):
+        if deletion[0] != deletion[1]:
+            under[deletion[0]] = under.get(deletion[0], 0) + 1
+    prefixes = {p for revision in revisions for p in _covering(revision.path)}
+    watching = {}
+    for path, user in Watch.objects.filter(node__path__in=prefixes).values_list(
+        "node__path", "user"
+    ):
+        watching.setdefault(path, []).append(user)
+    told = {}
+    for revision in revisions:
+        users = [u for path in _covering(revision.path) for u in watching.get(path, [])]
+        users += deleted_watchers.get(str(revision.id), []) if revision.history_type == "-" else []
+        for user in users:
+            if user != revision.history_user_id:
+                told.setdefault(user, []).append(revision)
+    active = get_user_model().objects.filter(pk__in=told, is_active=True).in_bulk()
+    key, rows = f"revisions:{first}-{last}", []
+    for user_id, theirs in sorted(told.items()):
+        if user_id not in active:
+            continue
+        parts = [_told(r, base_url, under.get(r.history_id, 0)) for r in theirs]
+        subject = parts[0][0]
+        if len(theirs) > 1:
+            authors = {revision.history_user for revision in theirs}
+            by = f" by {authors.pop()}" if len(authors) == 1 and None not in authors else ""
+            subject = f"{len(theirs)} pages were changed{by}"
+        body = "\n\n".join("\n".join(lines) for _, lines in parts) + "\n"
+        rows.append(
+            Notification(
+                recipient=active[user_id], key=key, subject=subject, body=body, url=theirs[0].path
+            )
+        )
+    _record(key, rows)
+
+
+def _covering(path):
+    """Return ``path`` and the paths of the sections above it."""
+    parts = path.split("/")
+    return ["/".join(parts[:end]) for end in range(1, len(parts) + 1)]
 
 
 def change_proposed(change, base_url):
@@ -84,7 +224,7 @@ def change_proposed(change, base_url):
     it waits for review.
 
     Readers do not see a change before it is approved, so neither do the watchers who are
-    not editors hear of it; the mail names the page by its stored title, never the title
+    not editors hear of it; the message names the page by its stored title, never the title
     proposed.
 
     Args:
@@ -93,15 +233,18 @@ def change_proposed(change, base_url):
     """
     author = change.author
     node = Node.objects.get(pk=change.node_id)
+    summary = one_line(change.summary)
     lines = [
         f"{author} proposed a change to “{node.title}”; it waits for a reviewer.",
-        f"Summary: {change.summary}" if change.summary else "",
+        f"Summary: {summary}" if summary else "",
         f"The change: {base_url.rstrip('/')}{change.get_absolute_url()}",
     ]
-    _send_after_commit(
+    tell(
         watchers(node, besides=[author], editors_only=True),
+        f"change:{change.pk}:proposed:{change.version}",
         f"A change to “{node.title}” by {author} waits for review",
         "\n".join(line for line in lines if line) + "\n",
+        change.get_absolute_url(),
     )
 
 
@@ -117,20 +260,23 @@ def change_decided(change, base_url):
     """
     node, author, reviewer = change.node, change.author, change.reviewer
     verb = "approved" if change.state == change.State.APPROVED else "sent back"
+    comment = one_line(change.comment)
     lines = [
         f"The change to “{node.title}” by {author} was {verb} by {reviewer}.",
-        f"Their comment: {change.comment}" if change.comment else "",
+        f"Their comment: {comment}" if comment else "",
         f"The change: {base_url.rstrip('/')}{change.get_absolute_url()}",
     ]
-    told = [author] if author != reviewer else []
+    told = [author] if author != reviewer and author.is_active else []
     editors_only = change.state != change.State.APPROVED
     told += [
         user
         for user in watchers(node, besides=[reviewer], editors_only=editors_only)
         if user != author
     ]
-    _send_after_commit(
+    tell(
         told,
+        f"change:{change.pk}:{change.state}:{change.version}",
         f"The change to “{node.title}” by {author} was {verb} by {reviewer}",
         "\n".join(line for line in lines if line) + "\n",
+        change.get_absolute_url(),
     )

@@ -13,7 +13,6 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -22,7 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ..caching import version
 from ..markdown import BODY_MAX_LENGTH
-from ..models import TITLE_MAX_LENGTH, EditDraft, Node, PathRedirect, lock_tree
+from ..models import TITLE_MAX_LENGTH, EditDraft, Node, PathRedirect, tree_write
 from ..navigation import breadcrumb, title_paths
 from ..permissions import can_add, can_edit, can_preview
 from . import workflow
@@ -142,8 +141,7 @@ def _editor(request, node, adding):
     """Show the editor (GET), or preview, resolve a conflict, or save (POST)."""
     if request.method != "POST":
         return _show(request, node, adding, _fresh_form(request, node, adding))
-    with transaction.atomic():
-        lock_tree()
+    with tree_write(request=request):
         node = get_object_or_404(Node, pk=node.pk)
         form = EditForm(request.POST, node=_page(node, adding), user=request.user)
         if "preview" in request.POST or form.resolving:

@@ -14,9 +14,10 @@
   never replaces their own pending change.
 - Statuses follow ``permissions.statuses_for``: the forms offer only those.
 
-Every function here that writes runs in one transaction under
-:func:`~chapters.models.lock_tree`, and tells the watchers (:mod:`chapters.edit.notify`)
-once it commits.
+Every function here that writes is one write to the tree
+(:func:`~chapters.models.tree_write`), whose revisions the watchers hear of once it commits
+(:mod:`chapters.edit.notify`); proposals and decisions are told in their own
+transaction.
 """
 
 from django.core.exceptions import ValidationError
@@ -25,7 +26,7 @@ from django.utils import timezone
 
 from .. import history
 from ..markdown import MarkdownError
-from ..models import Node, PendingChange, lock_tree
+from ..models import Node, PendingChange, tree_write
 from ..permissions import PUBLISHED, can_edit, can_publish
 from . import notify
 from .conflicts import revision_fields
@@ -50,7 +51,7 @@ EDITED_SINCE = "The change was edited since you opened it: look again."
 def save_edit(node, user, *, summary, base_revision, base_url):
     """Save an editor's form for ``node``, or propose it for review (see the module).
 
-    Call under the tree's lock, in the transaction of the form's checks, with the form's
+    Call in the write to the tree (``tree_write``) of the form's checks, with the form's
     values set on ``node`` (unsaved).
 
     Args:
@@ -87,11 +88,9 @@ def save_edit(node, user, *, summary, base_revision, base_url):
         return change
     node._history_user, node._change_reason = user, summary or None
     node.save()
-    notify.page_changed(node, user, summary, base_url)
     return None
 
 
-@transaction.atomic
 def approve(change, reviewer, base_url, *, seen=None):
     """Approve a pending change: save it as the page's next revision, at once.
 
@@ -113,8 +112,14 @@ def approve(change, reviewer, base_url, *, seen=None):
     Raises:
         ValidationError: the change was decided already, or edited since ``seen``.
     """
-    lock_tree()
-    change = decidable(change, seen)
+    with tree_write(user=reviewer, base_url=base_url) as write:
+        # The decision tells the watchers (notify.change_decided), not the revision.
+        write.tell_watchers = False
+        return _approve(decidable(change, seen), reviewer, base_url)
+
+
+def _approve(change, reviewer, base_url):
+    """Approve ``change`` in the write open (see :func:`approve`)."""
     node = Node.objects.get(pk=change.node_id)
     latest = Node.history.filter(id=node.pk).first()
     fields = change.fields()
@@ -151,7 +156,6 @@ def approve(change, reviewer, base_url, *, seen=None):
     return None
 
 
-@transaction.atomic
 def send_back(change, reviewer, comment, base_url, *, seen=None):
     """Send a pending change back to its author with ``comment``; the page stays as it is.
 
@@ -169,16 +173,16 @@ def send_back(change, reviewer, comment, base_url, *, seen=None):
         ValidationError: the change was decided already, or edited since ``seen``
             (:func:`decidable`).
     """
-    lock_tree()
-    return _send_back(decidable(change, seen), reviewer, comment, base_url)
+    with tree_write(user=reviewer, base_url=base_url):
+        return _send_back(decidable(change, seen), reviewer, comment, base_url)
 
 
 def decidable(change, seen=None):
     """Return ``change`` read again, if a reviewer may still decide on it as they saw it.
 
-    Call under the tree's lock, which every write of a pending change takes (saving an
-    edit, reverting, deciding): the change read here stays as it is until the decision
-    commits, so two reviewers deciding at once cannot both decide.
+    Call in a write to the tree (``tree_write``), which every write of a pending change
+    opens (saving an edit, reverting, deciding): the change read here stays as it is until
+    the decision commits, so two reviewers deciding at once cannot both decide.
 
     Args:
         change: a pending change, as the reviewer's request read it.
@@ -237,7 +241,6 @@ def revert_plan(node, revision, user):
     return {"after": after, "notes": notes, "pending": True, "refused": _refusal(after, user)}
 
 
-@transaction.atomic
 def revert(node, revision, user, base_url):
     """Revert ``node`` to ``revision`` as ``user`` may, by the workflow.
 
@@ -261,7 +264,12 @@ def revert(node, revision, user, base_url):
     Raises:
         ValidationError: the user's own pending change to the page waits for review.
     """
-    lock_tree()
+    with tree_write(user=user, base_url=base_url):
+        return _revert(node, revision, user, base_url)
+
+
+def _revert(node, revision, user, base_url):
+    """Revert ``node`` in the write open (see :func:`revert`)."""
     node.refresh_from_db()
     if can_publish(user) or node.status != PUBLISHED:
         keep = not can_publish(user) and revision.status == PUBLISHED

@@ -12,7 +12,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 
-from ..models import Node
+from ..models import Node, tree_write
 from ..permissions import can_publish
 from .export import export_files
 from .folder import MAX_BYTES, FolderError, read_zip, zip_folder
@@ -76,12 +76,13 @@ def import_view(model_admin, request):
             raise PermissionDenied
         try:
             files = read_zip(options["archive"].read())
-            result = import_folder(
-                files,
-                delete=options["delete"],
-                dry_run=options["dry_run"],
-                publish=can_publish(request.user),
-            )
+            with tree_write(request=request):
+                result = import_folder(
+                    files,
+                    delete=options["delete"],
+                    dry_run=options["dry_run"],
+                    publish=can_publish(request.user),
+                )
         except FolderError as error:
             problems = error.problems
     context = {

@@ -1,10 +1,11 @@
 """A folder of Markdown files into the tree: nodes added, changed, moved and (when asked)
 deleted to match it, all or nothing, through the write path every edit takes.
 
-Everything is one transaction that takes :func:`~chapters.models.lock_tree` before it reads
-the tree; nodes are written by ``Node.save()``, ``NodeManager.move_node()`` and
-``Node.delete()``, which check the tree's rules again. Each node written gets one revision,
-"Imported". A dry run does all of it, then rolls it back.
+Everything is one write to the tree (:func:`~chapters.models.tree_write`), whose lock is
+taken before it reads the tree; nodes are written by ``Node.save()``,
+``NodeManager.move_node()`` and ``Node.delete()``, which check the tree's rules again.
+Each node written gets one revision, "Imported". A dry run does all of it, then rolls it
+back.
 """
 
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from mptt.exceptions import InvalidMove
 from ..curriculum_file import date_latest_revision, tree_position
 from ..markdown import MarkdownError
 from ..media.transfer import MediaImportError, import_media
-from ..models import Node, lock_tree
+from ..models import Node, tree_write
 from ..permissions import PUBLISHED
 from .export import MEDIA
 from .folder import FolderError
@@ -54,7 +55,6 @@ class ImportResult:
     kept: int
 
 
-@transaction.atomic
 def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=True):
     """Make the tree match a folder of Markdown files (see ``chapters.files``).
 
@@ -102,32 +102,32 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=T
     )
     if problems:
         raise FolderError(problems)
-    lock_tree()
-    run = _Import(outline, delete=delete, use_ids=use_ids, publish=publish)
-    if run.problems:
-        raise FolderError(run.problems)
-    try:
-        done = import_media(media, dry_run=dry_run)
-    except MediaImportError as error:
-        raise FolderError([f"{prefix}{problem}" for problem in error.problems]) from error
-    run.changes.extend(
-        Change("added", f"{prefix}{name}")
-        if action == "added"
-        else Change("changed", f"{prefix}{name}", "replaced")
-        for action, name in done
-    )
-    try:
-        run.apply()
-    except (ValidationError, InvalidMove, MarkdownError) as error:
-        messages = error.messages if isinstance(error, ValidationError) else [str(error)]
-        raise FolderError([f"{run.current}: {' '.join(messages)}"]) from error
-    if run.unpublishable:
-        raise FolderError(run.unpublishable)
-    if dry_run:
-        transaction.set_rollback(True)
-    elif run.explicit_ids:
-        _advance_sequence()
-    return ImportResult(run.changes, run.unchanged, len(run.unmatched) if not delete else 0)
+    with tree_write():
+        run = _Import(outline, delete=delete, use_ids=use_ids, publish=publish)
+        if run.problems:
+            raise FolderError(run.problems)
+        try:
+            done = import_media(media, dry_run=dry_run)
+        except MediaImportError as error:
+            raise FolderError([f"{prefix}{problem}" for problem in error.problems]) from error
+        run.changes.extend(
+            Change("added", f"{prefix}{name}")
+            if action == "added"
+            else Change("changed", f"{prefix}{name}", "replaced")
+            for action, name in done
+        )
+        try:
+            run.apply()
+        except (ValidationError, InvalidMove, MarkdownError) as error:
+            messages = error.messages if isinstance(error, ValidationError) else [str(error)]
+            raise FolderError([f"{run.current}: {' '.join(messages)}"]) from error
+        if run.unpublishable:
+            raise FolderError(run.unpublishable)
+        if dry_run:
+            transaction.set_rollback(True)
+        elif run.explicit_ids:
+            _advance_sequence()
+        return ImportResult(run.changes, run.unchanged, len(run.unmatched) if not delete else 0)
 
 
 class _Import:

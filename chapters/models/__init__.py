@@ -3,8 +3,8 @@
 - :mod:`.node`: ``Node`` (a section or a chapter) and the derived fields its ``save()``
   keeps right;
 - :mod:`.rules`: the rules a node keeps, where it stands and what its fields hold;
-- :mod:`.tree`: the tree's lock, querysets, manager and check, and the in-memory trees that
-  pages walk;
+- :mod:`.tree`: the tree's one write path (``tree_write``), its lock, querysets, manager and
+  check, and the in-memory trees that pages walk;
 - :mod:`.links`: ``Link`` (derived from bodies), ``PathRedirect`` (old paths) and
   ``LinkResolver`` (what a ``[[wiki link]]`` means);
 - :mod:`.version`: ``WikiVersion``, which every cache is keyed by;
@@ -15,6 +15,7 @@
 - :mod:`.drafts`, :mod:`.review`, :mod:`.watches`: what editing on the site keeps besides
   the tree (``EditDraft``, ``PendingChange``, ``Watch``), in tables no version trigger
   watches;
+- :mod:`.notifications`: ``Notification``, what the wiki tells a user, kept until e-mailed;
 - :mod:`.workers`: ``TaskWorker``, the heartbeats of the processes running background
   tasks (``chapters.worker``).
 """
@@ -22,7 +23,8 @@
 from .drafts import EditDraft
 from .links import Link, LinkResolver, PathRedirect
 from .media import MEDIA_NAME, MediaItem, MediaResolver, MediaUse, MediaVersion
-from .node import REVISION_FIELDS, DeletionFields, Node, mend_broken_links, refresh_links_into
+from .node import REVISION_FIELDS, DeletionFields, Node, linking_into, mend_broken_links
+from .notifications import Notification
 from .review import PendingChange
 from .rules import (
     PATH_MAX_LENGTH,
@@ -33,7 +35,16 @@ from .rules import (
     unique_slug,
 )
 from .synonyms import Synonym
-from .tree import TREE_FIELDS, NodeManager, NodeQuerySet, cache_trees, lock_tree
+from .tree import (
+    TREE_FIELDS,
+    NodeManager,
+    NodeQuerySet,
+    TreeWrite,
+    cache_trees,
+    current_write,
+    lock_tree,
+    tree_write,
+)
 from .version import WikiVersion
 from .watches import Watch
 from .workers import TaskWorker
@@ -58,15 +69,19 @@ __all__ = [
     "NodeManager",
     "NodeQuerySet",
     "NodeRules",
+    "Notification",
     "PathRedirect",
     "PendingChange",
     "Synonym",
     "TaskWorker",
+    "TreeWrite",
     "Watch",
     "WikiVersion",
     "cache_trees",
+    "current_write",
+    "linking_into",
     "lock_tree",
     "mend_broken_links",
-    "refresh_links_into",
+    "tree_write",
     "unique_slug",
 ]

@@ -7,8 +7,8 @@ costs no query), ``body_html`` (its sanitized body, so a page view renders no Ma
 body's headings with their ids, for the page's "On this page" list).
 
 Every write goes through ``save()`` or ``delete()`` here, or ``NodeManager.move_node``
-(``chapters.models.tree``): each takes the tree's lock first and reads the tree fields after
-taking it.
+(``chapters.models.tree``), in the one write to the tree (``tree_write``) that is open or in
+one of their own: the tree's lock is taken first and the tree fields read after taking it.
 """
 
 from django.core.exceptions import ValidationError
@@ -20,7 +20,6 @@ from django.utils import timezone
 from mptt.models import MPTTModel, TreeForeignKey
 from simple_history.models import HistoricalRecords
 
-from chapters import tasks
 from chapters.markdown import (
     BODY_MAX_LENGTH,
     MarkdownError,
@@ -32,7 +31,8 @@ from chapters.markdown import (
 from .links import Link, LinkResolver, PathRedirect
 from .media import MediaResolver, MediaUse
 from .rules import PATH_MAX_LENGTH, RESERVED_ROOT_SLUGS, TITLE_MAX_LENGTH, NodeRules
-from .tree import TREE_FIELDS, NodeManager, lock_tree, set_mptt_memory
+from .tree import TREE_FIELDS, NodeManager, set_mptt_memory, tree_write
+from .watches import Watch
 
 __all__ = [
     "REVISION_FIELDS",
@@ -40,7 +40,7 @@ __all__ = [
     "Node",
     "mend_broken_links",
     "path_links",
-    "refresh_links_into",
+    "linking_into",
 ]
 
 # The fields save() computes, written whatever update_fields says.
@@ -176,21 +176,23 @@ class Node(NodeRules, MPTTModel):
         """Return True for a chapter, False for a section."""
         return self.kind == self.Kind.CHAPTER
 
-    @transaction.atomic
     def save(self, *args, **kwargs):
         """Save the node as a new revision, keeping the derived fields right.
 
         Fills in the slug, renders the body once, moves ``updated`` to now (the revision's
         date), and when the node's path changed (a rename or a move) rewrites the paths of
         all its descendants and keeps every old path as a redirect. All of it is one
-        transaction, under :func:`lock_tree`; the node's and its parent's places in the tree,
-        the old path and the parent's path are read from the database after taking the lock,
-        not from possibly stale instances. ``update_fields`` always includes the derived
-        fields.
+        transaction in the write to the tree that is open (:func:`~.tree.tree_write`), or in
+        one of its own; the node's and its parent's places in the tree, the old path and the
+        parent's path are read from the database under the write's lock, not from possibly
+        stale instances. ``update_fields`` always includes the derived fields. The revision's
+        author and summary are the node's (``_history_user``, ``_change_reason``), else the
+        write's.
 
-        The tree's rules are checked again after taking the lock (:meth:`validate_in_tree`),
+        The tree's rules are checked again under the lock (:meth:`validate_in_tree`),
         whatever a form checked before: another editor may have moved, deleted or changed a
-        node since.
+        node since. The pages linking into a node that moved, and those whose broken links a
+        new title or path may mend, are rendered again by tasks once the write commits.
 
         Raises:
             ValidationError: the title or body is too long (see :meth:`check_lengths`); the
@@ -198,8 +200,12 @@ class Node(NodeRules, MPTTModel):
                 (see :meth:`validate_in_tree`). Nothing is written.
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
+        with tree_write() as write, transaction.atomic():
+            self._save_in(write, *args, **kwargs)
+
+    def _save_in(self, write, *args, **kwargs):
+        """Save the node in ``write``, its lock held (see :meth:`save`)."""
         self.check_lengths()
-        lock_tree()
         if not self.refresh_tree_fields() and not self._state.adding:
             raise ValidationError(
                 f"“{self.title}” was deleted by someone else meanwhile; nothing was saved."
@@ -208,6 +214,10 @@ class Node(NodeRules, MPTTModel):
         self.validate_in_tree()
         links = self.render_body()
         self.updated = self._history_date = timezone.now()
+        if getattr(self, "_history_user", None) is None and write.user is not None:
+            self._history_user = write.user
+        if getattr(self, "_change_reason", None) is None and write.summary:
+            self._change_reason = write.summary
         old_path, old_title = Node.objects.filter(pk=self.pk).values_list(
             "path", "title"
         ).first() or (None, None)
@@ -222,13 +232,11 @@ class Node(NodeRules, MPTTModel):
             # The node and its descendants take over the old paths they now live at.
             taken = [self.path, *(self.path + old[len(old_path) :] for old in moved if old)]
             PathRedirect.record(moved, taken=taken)
-        if old_path != self.path:
-            refresh_links_into(self)
+            write.render.update(linking_into(self))
         if old_path != self.path or old_title != self.title:
             subtree = self.get_descendants(include_self=True)
-            titles = {old_title, *subtree.values_list("title", flat=True)} - {None}
-            paths = set(subtree.values_list("path", flat=True))
-            _mend_later(titles, paths)
+            write.mend_titles.update({old_title, *subtree.values_list("title", flat=True)} - {None})
+            write.mend_paths.update(subtree.values_list("path", flat=True))
 
     def _rewrite_descendant_paths(self, old_path):
         """Move the stored paths of this node's descendants from ``old_path`` to its path.
@@ -258,24 +266,30 @@ class Node(NodeRules, MPTTModel):
             descendants.update(path=Concat(Value(self.path), rest, output_field=models.TextField()))
         return moved
 
-    @transaction.atomic
     def delete(self, *args, **kwargs):
-        """Delete the node and its descendants as one deletion; render the nodes that linked
-        to them again.
+        """Delete the node and its descendants as one deletion; have the nodes that linked to
+        them rendered again.
 
         simple-history records a "-" revision for every node deleted. They are then given one
         date and author, each node's place among its siblings (``deleted_after``), the id of
         this node's "-" revision (``deletion``) and a summary ("Deleted" unless one was given;
         "Deleted with “<title>”" for the descendants), so the subtree can be restored
-        (``chapters.recovery``). One transaction, under :func:`lock_tree`, with the node's place
-        read after taking it. A node no longer in the database (the admin's bulk delete reaches
-        a node after deleting its ancestor) is not deleted again, which would record a second
-        deletion and make django-mptt close its gap in the tree again, by its numbers in memory.
+        (``chapters.recovery``). One transaction in the open write to the tree (or one of its
+        own), with the node's place read under its lock. The users watching the nodes
+        deleted are named to the write, as their watches go with the nodes, so that they
+        hear of it; the nodes linking to them are rendered again by a task once it commits.
+        A node no longer in the database (the admin's bulk delete reaches a node after
+        deleting its ancestor) is not deleted again, which would record a second deletion and
+        make django-mptt close its gap in the tree again, by its numbers in memory.
 
         Returns:
             Django's ``(count, counts by model)``; ``(0, {})`` for a node already deleted.
         """
-        lock_tree()
+        with tree_write() as write, transaction.atomic():
+            return self._delete_in(write, *args, **kwargs)
+
+    def _delete_in(self, write, *args, **kwargs):
+        """Delete the node in ``write``, its lock held (see :meth:`delete`)."""
         if not self.refresh_tree_fields():
             return 0, {}
         previous = self.get_previous_sibling()
@@ -283,20 +297,23 @@ class Node(NodeRules, MPTTModel):
         after, last_child = {pk: previous.pk if previous else None}, {}
         for child, parent_id in self.get_descendants().values_list("pk", "parent_id"):
             after[child], last_child[parent_id] = last_child.get(parent_id), child
-        linking = list(
-            Node.objects.filter(outgoing_links__target__in=list(after))
-            .exclude(pk__in=list(after))
-            .distinct()
+        linking = Node.objects.filter(outgoing_links__target__in=list(after)).exclude(
+            pk__in=list(after)
         )
+        write.render.update(linking.values_list("pk", flat=True))
+        watching = Watch.objects.filter(node__in=list(after)).values_list("user", flat=True)
+        write.watchers.setdefault(pk, set()).update(watching)
         titles = set(self.get_descendants(include_self=True).values_list("title", flat=True))
         recorded = Node.history.aggregate(latest=Max("history_id"))["latest"] or 0
         self._history_date = timezone.now()
+        if getattr(self, "_history_user", None) is None and write.user is not None:
+            self._history_user = write.user
         deleted = super().delete(*args, **kwargs)
         records = list(
             Node.history.filter(history_type="-", id__in=list(after), history_id__gt=recorded)
         )
         root = next(record for record in records if record.id == pk)
-        root.history_change_reason = root.history_change_reason or "Deleted"
+        root.history_change_reason = root.history_change_reason or write.summary or "Deleted"
         for record in records:
             record.deletion, record.deleted_after = root.history_id, after[record.id]
             if record is not root:
@@ -306,10 +323,8 @@ class Node(NodeRules, MPTTModel):
             records,
             ["deletion", "deleted_after", "history_date", "history_user", "history_change_reason"],
         )
-        for source in linking:
-            source.refresh_body()
         # A link that could mean one of them and another page now means the other.
-        _mend_later(titles, ())
+        write.mend_titles.update(titles)
         return deleted
 
     def refresh_tree_fields(self):
@@ -318,7 +333,7 @@ class Node(NodeRules, MPTTModel):
         django-mptt inserts and moves by the nested-set numbers in memory (the node's and its
         parent's), and takes a save for a move when ``parent`` differs from the parent the
         instance was loaded with; another process may have changed both since. Called after
-        :func:`lock_tree`, this makes the save work from the tree as it is: the node's tree
+        the write's lock, this makes the save work from the tree as it is: the node's tree
         fields and its parent's are the stored ones, and a save moves the node only if its
         stored parent differs from ``parent``.
 
@@ -377,17 +392,26 @@ class Node(NodeRules, MPTTModel):
         """Render the body again and store it with its links, without a new revision.
 
         For when what the body links to changed, not the body: it is no edit of this node.
-        A body stored before the current limits that they refuse keeps its stored HTML and
-        links, so a change elsewhere never fails because of it.
+        The body is rendered outside any lock, then stored only if the node was not saved
+        since it was read (its ``updated`` is the same): a save meanwhile rendered the body
+        it stored, and is left as it is. A body stored before the current limits that they
+        refuse keeps its stored HTML and links, so a change elsewhere never fails because
+        of it.
+
+        Returns:
+            True if the rendering was stored.
         """
         try:
             links = self.render_body()
         except MarkdownError:
-            return
-        Node.objects.filter(pk=self.pk).update(
-            body_html=self.body_html, body_text=self.body_text, headings=self.headings
-        )
-        self.store_references(links)
+            return False
+        with transaction.atomic():
+            stored = Node.objects.filter(pk=self.pk, updated=self.updated).update(
+                body_html=self.body_html, body_text=self.body_text, headings=self.headings
+            )
+            if stored:
+                self.store_references(links)
+        return bool(stored)
 
     def build_path(self):
         """Return the URL path from the parent's stored path and this node's slug."""
@@ -397,22 +421,16 @@ class Node(NodeRules, MPTTModel):
         return f"{parent_path.get()}/{self.slug}"
 
 
-def refresh_links_into(node):
-    """Render again the nodes linking to ``node`` or a descendant: their URLs changed.
+def linking_into(node):
+    """Return the primary keys of the nodes linking to ``node`` or a descendant: their URLs
+    changed, so they are rendered again.
 
     ``node`` itself is among them when it links into its own subtree: it was rendered before
     its new path was stored.
     """
     subtree = node.get_descendants(include_self=True).values("pk")
     linking = Link.objects.filter(target__in=subtree).values("source")
-    for source in Node.objects.filter(pk__in=linking):
-        source.refresh_body()
-
-
-def _mend_later(titles, paths):
-    """Enqueue :func:`mend_broken_links` with ``titles`` and ``paths`` in the write's
-    transaction: a worker runs it once the write has committed (``chapters.tasks``)."""
-    tasks.mend_links.enqueue(sorted(titles), sorted(paths))
+    return set(Node.objects.filter(pk__in=linking).values_list("pk", flat=True))
 
 
 def mend_broken_links(titles, paths):
@@ -442,8 +460,7 @@ def mend_broken_links(titles, paths):
     broken = Link.objects.filter(target=None).values_list("source", "kind", "text")
     sources = {source for source, kind, text in broken if may_mend(kind, text)}
     for node in Node.objects.filter(pk__in=sources):
-        with transaction.atomic():
-            node.refresh_body()
+        node.refresh_body()
 
 
 def path_links(paths):

@@ -200,7 +200,7 @@ class NodeRules:
     def validate_in_tree(self):
         """Check the tree's rules for this node where it is about to be saved.
 
-        Called by :meth:`save` after :func:`lock_tree` and :meth:`refresh_tree_fields`, so
+        Called by :meth:`save` under the write's lock and after :meth:`refresh_tree_fields`, so
         that it sees the tree as the save will change it: the rules of
         :meth:`validate_placement` under the node's parent, and that a chapter has no
         children.

@@ -1,11 +1,17 @@
-"""The tree's machinery: its lock, its querysets and manager, its check, and the in-memory
-trees that pages walk.
+"""The tree's machinery: its one write path, its lock, its querysets and manager, its check,
+and the in-memory trees that pages walk.
 
-Everything that writes the tree's nested-set fields takes :func:`lock_tree` first, inside its
-transaction, and reads those fields again after taking it. django-mptt's private API is
-touched in this module only, in the two functions at its end.
+Every write to the tree goes through :func:`tree_write`: a transaction that takes
+:func:`lock_tree` first, in which the writer reads the tree fields it works from, checks the
+tree's rules, writes and records revisions, and which hands the work that follows from a
+write (e-mail to watchers, pages rendered again) to background tasks as it ends.
+django-mptt's private API is touched in this module only, in the two functions at its end.
 """
 
+from contextlib import contextmanager
+
+from django.apps import apps
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.transaction import TransactionManagementError
@@ -14,15 +20,20 @@ from mptt.managers import TreeManager
 from mptt.querysets import TreeQuerySet
 from mptt.signals import node_moved
 
+from chapters import tasks
+
 __all__ = [
     "TREE_FIELDS",
     "TREE_LOCK_KEY",
     "NodeManager",
     "NodeQuerySet",
+    "TreeWrite",
     "cache_trees",
+    "current_write",
     "lock_tree",
     "move_by_mptt",
     "set_mptt_memory",
+    "tree_write",
 ]
 
 # django-mptt's nested-set fields: a node's place in the tree.
@@ -71,6 +82,115 @@ def lock_tree(using=None):
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [TREE_LOCK_KEY])
+
+
+class TreeWrite:
+    """One write to the tree, open in :func:`tree_write`: who writes, why, and the work that
+    follows from it once it commits.
+
+    Writers (``Node.save()``, ``Node.delete()``, ``NodeManager.move_node``) add to it the
+    pages to render again and the titles and paths whose broken links may mend; the
+    revisions it recorded are found by their ids when it ends. Then :meth:`finish` enqueues
+    one task for each kind of work (``chapters.tasks``), in the write's transaction.
+
+    Attributes:
+        user: the author of the write's revisions, unless a node names its own; or None.
+        summary: the revisions' summary, unless a node gives its own; or None.
+        base_url: the site's address for links in e-mail, ``https://host/``.
+        first_revision: the id of the latest revision before the write (0 when none).
+        render: primary keys of nodes to render again (their links' targets moved).
+        mend_titles, mend_paths: what the write gave or took away, for broken links.
+        watchers: per deleted node's id, the users who watched it (their watches go with
+            it), so that they hear of the deletion.
+        tell_watchers: whether the watchers hear of its revisions (a review's approval
+            tells them itself).
+        tasks: further ``(task, args)`` to enqueue as the write ends, in order.
+    """
+
+    def __init__(self, *, user, summary, base_url, using):
+        self.user, self.summary, self.using = user, summary, using
+        self.base_url = base_url or settings.WIKI_BASE_URL
+        self.first_revision = self._latest_revision()
+        self.render, self.mend_titles, self.mend_paths = set(), set(), set()
+        self.watchers = {}
+        self.tell_watchers = True
+        self.tasks = []
+
+    def _latest_revision(self):
+        revisions = apps.get_model("chapters", "HistoricalNode").objects.using(self.using)
+        return revisions.aggregate(latest=models.Max("history_id"))["latest"] or 0
+
+    def defer(self, task, *args):
+        """Enqueue ``task`` with ``args`` as the write ends, after the writes' own tasks."""
+        self.tasks.append((task, args))
+
+    def finish(self):
+        """Enqueue the write's work as tasks, in its transaction: e-mail to the watchers of
+        the revisions it recorded, the pages to render again, the broken links to mend,
+        then what was deferred (see ``chapters.tasks``)."""
+        last = self._latest_revision()
+        if self.tell_watchers and last > self.first_revision:
+            watchers = {str(pk): sorted(users) for pk, users in self.watchers.items()}
+            tasks.tell_watchers.enqueue(self.first_revision, last, self.base_url, watchers)
+        if self.render:
+            tasks.render_pages.enqueue(sorted(self.render))
+        if self.mend_titles or self.mend_paths:
+            tasks.mend_links.enqueue(sorted(self.mend_titles), sorted(self.mend_paths))
+        for task, args in self.tasks:
+            task.enqueue(*args)
+
+
+def current_write(using=None):
+    """Return the :class:`TreeWrite` open on the database connection, or None."""
+    return getattr(transaction.get_connection(using), "tree_write", None)
+
+
+@contextmanager
+def tree_write(*, user=None, summary=None, base_url=None, request=None, using=None):
+    """Open the one write to the tree: a transaction under :func:`lock_tree`, whose work that
+    follows (e-mail, renders) is enqueued as tasks when it ends.
+
+    Every writer opens one: the site's editor and its review, the admin's forms, drag and
+    deletes, reverts, restores, both imports and ``loaddata``; ``Node.save()``,
+    ``Node.delete()`` and ``move_node`` open one of their own when called outside of one
+    (a script, the shell). Inside it the writer reads what it works from (the lock is held,
+    so no other write changes it meanwhile), checks and writes; nothing slow may run in it:
+    bodies are rendered before it opens (``Node.prepare_body``). A write opened inside
+    another joins it, as ``transaction.atomic`` does.
+
+    Args:
+        user: the author of the revisions recorded, where a node names none.
+        summary: their summary, where a node gives none.
+        base_url: the site's address for links in e-mail; by default the request's, else
+            ``WIKI_BASE_URL``.
+        request: the request writing, if any: its user is the author where ``user`` is
+            None, and its address the one e-mail links to.
+        using: the database alias; None for the default.
+
+    Yields:
+        The :class:`TreeWrite`.
+    """
+    connection = transaction.get_connection(using)
+    opened = getattr(connection, "tree_write", None)
+    if opened is not None:
+        yield opened
+        return
+    if request is not None:
+        user = user if user is not None else request.user
+        base_url = base_url or request.build_absolute_uri("/")
+    if user is not None and not user.is_authenticated:
+        user = None
+    with transaction.atomic(using=using):
+        lock_tree(using)
+        write = TreeWrite(user=user, summary=summary, base_url=base_url, using=using)
+        connection.tree_write = write
+        try:
+            yield write
+            # A write rolled back on purpose (a dry run) leaves nothing to do.
+            if not connection.needs_rollback:
+                write.finish()
+        finally:
+            connection.tree_write = None
 
 
 def _mentions(term):
@@ -124,8 +244,8 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
     def move_node(self, node, target, position="last-child"):
         """Move ``node`` relative to ``target``, as django-mptt's ``TreeManager.move_node``.
 
-        This is what the admin's drag-and-drop calls. It is one transaction: after
-        :func:`lock_tree`, both nodes' tree fields are read again (django-mptt moves by the
+        This is what the admin's drag-and-drop calls. It is one :func:`tree_write`: after
+        the lock, both nodes' tree fields are read again (django-mptt moves by the
         numbers in memory, which other moves make stale), and the node's new place is checked
         with the model's ``validate_placement`` before anything is written. Then it does what
         django-mptt's ``move_node`` does (move, save, send ``node_moved``), and stores the new
@@ -143,8 +263,7 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
                 node a slug a new sibling already has; or either node was deleted meanwhile.
                 Nothing is written.
         """
-        with transaction.atomic(using=self.db):
-            lock_tree(self.db)
+        with tree_write(using=self.db):
             tree_fields = ["parent", *TREE_FIELDS]
             try:
                 node.refresh_from_db(fields=tree_fields)

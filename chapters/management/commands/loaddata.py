@@ -4,8 +4,9 @@ that would break the tree.
 Django's ``loaddata`` saves rows raw, without ``Node.save()``: nothing checks a fixture's
 parents, kinds, slugs or django-mptt's nested-set fields, and nothing computes a node's
 derived fields. This command takes the place of Django's (an app's command of the same name
-does) and does both, in ``loaddata``'s transaction, under the tree's lock (``lock_tree``: a
-fixture writes tree fields, so no other write to the tree may run meanwhile):
+does) and does both, in ``loaddata``'s transaction, in one write to the tree
+(``tree_write``: a fixture writes tree fields, so no other write to the tree may run
+meanwhile):
 
 1. each node row's own fields are checked (``Node.field_problems``: the checks a curriculum
    file's entries pass too), and each pending change's and draft's choices (their
@@ -29,7 +30,7 @@ from django.core.management.base import CommandError
 from django.core.management.commands import loaddata
 
 from chapters.markdown import MarkdownError
-from chapters.models import PATH_MAX_LENGTH, REVISION_FIELDS, Node, PathRedirect, lock_tree
+from chapters.models import PATH_MAX_LENGTH, REVISION_FIELDS, Node, PathRedirect, tree_write
 
 
 class Command(loaddata.Command):
@@ -41,7 +42,8 @@ class Command(loaddata.Command):
     )
 
     def loaddata(self, fixture_labels):
-        """Load the fixtures under the tree's lock, check the tree, then derive what nodes need.
+        """Load the fixtures in a write to the tree, check the tree, then derive what nodes
+        need.
 
         Runs inside ``handle()``'s transaction, which keeps the lock until it ends.
 
@@ -50,7 +52,11 @@ class Command(loaddata.Command):
                 rendered.
         """
         self.loaded_nodes, self.refused_rows = [], []
-        lock_tree(self.using)
+        with tree_write(using=self.using):
+            self._load(fixture_labels)
+
+    def _load(self, fixture_labels):
+        """Load, check and derive, in the write to the tree open (see :meth:`loaddata`)."""
         try:
             super().loaddata(fixture_labels)
         except Exception as error:
