@@ -6,7 +6,7 @@ import json
 
 import pytest
 from django.contrib.auth.models import User
-from django.core import mail
+from django.core import mail, serializers
 from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
@@ -407,3 +407,19 @@ def test_mail_that_fails_is_logged_and_sent_once_when_the_server_is_back(
     ]
     run_tasks()
     assert len(mail.outbox) == 2  # sent once
+
+
+@pytest.mark.django_db
+def test_watchers_hear_of_a_page_a_fixture_changes(watchers, run_tasks, tmp_path):
+    fixture = tmp_path / "change.json"
+    row = json.loads(serializers.serialize("json", [node("Chapter One")]))
+    row[0]["fields"]["body"] = "From a fixture."
+    fixture.write_text(json.dumps(row))
+    call_command("loaddata", str(fixture), verbosity=0)
+    run_tasks()
+    assert sent() == [
+        ("alice@example.com", "[Curriculum Wiki] “Chapter One” was changed"),
+        ("bob@example.com", "[Curriculum Wiki] “Chapter One” was changed"),
+        ("frank@example.com", "[Curriculum Wiki] “Chapter One” was changed"),
+    ]
+    assert "Summary: Loaded from a fixture\n" in mail.outbox[0].body
