@@ -1,7 +1,7 @@
 """The lock files agree with pyproject.toml: requirements.txt pins the project's dependencies
 for production (``bin/serve-production``), requirements-s3.txt pins them with the ``s3``
 extra (production with uploads in S3), requirements-test.txt with the ``test`` extra
-(``bin/bootstrap``), every pin with its hashes. ``bin/lock`` regenerates all three."""
+(``bin/test``), every pin with its hashes. ``bin/lock`` regenerates all three."""
 
 import re
 import tomllib
