@@ -1,4 +1,4 @@
-"""The shipped reverse proxies, run as they are, and the benchmark of nginx's cache in front.
+"""The shipped reverse proxies, run as they are, and the benchmark of the caches in front.
 
 The context managers :func:`nginx` and :func:`varnish` start ``deploy/nginx/wiki.conf``
 and ``deploy/varnish/wiki.vcl`` as shipped, for one user, in a folder of their own: only
@@ -12,12 +12,14 @@ database (bench/run.py sets the environment as for bench/measure.py)::
     python -m bench.proxy --url /a/chapter/ --out result.json --duration 10 --connections 8
 
 Writes one JSON object to ``--out``: requests per second of the chapter page through
-nginx's cache and of the same bytes served by the same nginx as a static file, measured in
-turn (``ROUNDS`` rounds, each rate the median of its runs), and the seconds from each of
-``EDITS`` committed edits to the first page through the cache that shows it.
+nginx's cache and through Varnish, and of the same bytes served by nginx as a static file,
+each for a client that takes gzip and for one that does not (``CLIENTS``), measured in turn
+(``ROUNDS`` rounds of all six, each rate the median of its runs), and the seconds from each
+of ``EDITS`` committed edits to the first page through nginx's cache that shows it.
 """
 
 import argparse
+import gzip
 import http.client
 import json
 import os
@@ -36,6 +38,7 @@ import django
 __all__ = [
     "NGINX",
     "VARNISHD",
+    "VARNISHSTAT",
     "edit_bound",
     "fetch",
     "free_port",
@@ -51,8 +54,16 @@ VARNISH_VCL = ROOT / "deploy" / "varnish" / "wiki.vcl"
 # Debian's binaries (in /usr/sbin, which a user's PATH may not have).
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 VARNISHD = shutil.which("varnishd") or "/usr/sbin/varnishd"
+VARNISHSTAT = shutil.which("varnishstat") or "/usr/bin/varnishstat"
 
-ROUNDS = 3  # the static file and the page through the cache, measured in turn this often
+ROUNDS = 3  # the static file and the page through each cache, measured in turn this often
+# The two kinds of client, by the headers they send: a browser, and curl or a bot. Each names
+# the host without the port, as nginx passes it on, so that Varnish, which passes the
+# client's Host, is sent the same page (it names its own absolute URL).
+CLIENTS = {
+    "gzip": ("Host: 127.0.0.1", "Accept-Encoding: gzip, deflate, br"),
+    "plain": ("Host: 127.0.0.1",),
+}
 WARM_UP_SECONDS = 2
 EDITS = 5  # edits timed through the cache
 # Response headers the static file does not repeat from the page: nginx sets its own.
@@ -244,7 +255,11 @@ def gunicorn(folder, workers):
 
 def static_server(folder, page_headers):
     """Return nginx's configuration of a server answering ``/page.html`` from ``folder``,
-    with the page's own headers (those nginx does not set itself), and its port."""
+    with the page's own headers (those nginx does not set itself), and its port.
+
+    ``folder`` holds ``page.html`` and the wiki's gzipped answer beside it,
+    ``page.html.gz``, which nginx sends a client that takes gzip (``gzip_static``).
+    """
     port = free_port()
     lines = [
         f'        add_header {name} "{value}";'
@@ -258,6 +273,7 @@ def static_server(folder, page_headers):
             f"        root {folder};",
             "        types { text/html html; }",
             "        charset utf-8;",
+            "        gzip_static on;",
             *lines,
             "    }",
         ]
@@ -300,17 +316,17 @@ def edit_bound(settings):
 
 
 def wrk_rates(targets, duration, connections):
-    """Run wrk on each of ``targets`` in turn, ``ROUNDS`` times; return each one's median
-    rate, and its completed requests and failures summed."""
+    """Run wrk on each of ``targets`` (``{name: (url, headers)}``) in turn, ``ROUNDS`` times;
+    return each one's median rate, and its completed requests and failures summed."""
     from bench.measure import wrk
 
-    for url in targets.values():
-        wrk(url, WARM_UP_SECONDS, connections)
+    for url, headers in targets.values():
+        wrk(url, WARM_UP_SECONDS, connections, headers)
     rates = {name: [] for name in targets}
     done, failed = dict.fromkeys(targets, 0), dict.fromkeys(targets, 0)
     for _ in range(ROUNDS):
-        for name, url in targets.items():
-            rate, requests, failures = wrk(url, duration, connections)
+        for name, (url, headers) in targets.items():
+            rate, requests, failures = wrk(url, duration, connections, headers)
             rates[name].append(rate)
             done[name] += requests
             failed[name] += failures
@@ -318,13 +334,15 @@ def wrk_rates(targets, duration, connections):
 
 
 def measure(url, duration, connections, workers):
-    """Serve the wiki with gunicorn behind nginx's cache; measure the page and an edit.
+    """Serve the wiki with gunicorn behind nginx's cache and Varnish; measure the page for
+    each kind of client, and an edit.
 
     Returns:
-        The measurements, as ``main`` writes them.
+        The measurements, as ``main`` writes them: ``rps`` by target, ``static``, ``nginx``
+        or ``varnish`` and a kind of client (``static gzip``, ...).
 
     Raises:
-        RuntimeError: the page did not answer 200, or nginx did not keep it.
+        RuntimeError: the page did not answer 200, or a cache did not keep it.
     """
     from django.conf import settings
 
@@ -335,38 +353,62 @@ def measure(url, duration, connections, workers):
         with gunicorn(scratch, workers) as upstream:
             # The host nginx passes on ($host: the address without its port).
             status, headers, page = fetch(upstream, url, {"Host": "127.0.0.1"})
-            if status != 200:
-                raise RuntimeError(f"gunicorn answered {status} for {url}")
-            (scratch / "static").mkdir()
+            zipped = fetch(upstream, url, {"Host": "127.0.0.1", "Accept-Encoding": "gzip"})[2]
+            if status != 200 or gzip.decompress(zipped) != page:
+                raise RuntimeError(f"gunicorn answered {status} for {url}, or no gzip")
+            for name in ("static", "nginx", "varnish"):
+                (scratch / name).mkdir()
             (scratch / "static" / "page.html").write_bytes(page)
+            (scratch / "static" / "page.html.gz").write_bytes(zipped)
             extra, static = static_server(scratch / "static", dict(headers.items()))
-            (scratch / "nginx").mkdir()
-            with nginx(scratch / "nginx", upstream, extra=extra) as port:
-                statuses = [fetch(port, url)[1]["X-Cache-Status"] for _ in range(2)]
-                through = fetch(port, url)
-                if statuses[-1] != "HIT" or through[2] != page:
-                    raise RuntimeError(f"nginx did not keep {url}: {statuses}")
-                if fetch(static, "/page.html")[2] != page:
-                    raise RuntimeError("nginx's static file is not the page")
-                rates, requests, errors = wrk_rates(
-                    {
-                        "static": f"http://127.0.0.1:{static}/page.html",
-                        "cached": f"http://127.0.0.1:{port}{url}",
-                    },
-                    duration,
-                    connections,
-                )
+            with (
+                nginx(scratch / "nginx", upstream, extra=extra) as port,
+                varnish(scratch / "varnish", upstream) as varnish_port,
+            ):
+                served = {
+                    "static": (static, "/page.html"),
+                    "nginx": (port, url),
+                    "varnish": (varnish_port, url),
+                }
+                for name, (at, path) in served.items():
+                    _check_kept(name, at, path, page)
+                targets = {
+                    f"{name} {client}": (f"http://127.0.0.1:{at}{path}", CLIENTS[client])
+                    for client in CLIENTS
+                    for name, (at, path) in served.items()
+                }
+                rates, requests, errors = wrk_rates(targets, duration, connections)
                 chapter = Node.objects.get(path=url.strip("/")).pk
                 seen = edit_seen_seconds(port, url, chapter, edit_bound(settings))
     return {
-        "rps_static": rates["static"],
-        "rps_cached": rates["cached"],
+        "rps": rates,
+        "rps_static": rates["static plain"],
+        "rps_cached": rates["nginx plain"],
         "proxy_wrk_requests": requests,
         "proxy_wrk_errors": errors,
         "cache_control": headers["Cache-Control"],
         "edit_bound_s": edit_bound(settings),
         "edit_seen_s": seen,
     }
+
+
+def _check_kept(name, port, path, page):
+    """Check that ``path`` at ``port`` answers ``page`` to each kind of client, from the
+    cache after the first request (but for the static file), gzipped to a client that takes
+    gzip.
+
+    Raises:
+        RuntimeError: it does not.
+    """
+    for client, sent in CLIENTS.items():
+        headers = dict(header.split(": ", 1) for header in sent)
+        answers = [fetch(port, path, headers) for _ in range(3)]
+        status, said, body = answers[-1]
+        kept = name == "static" or said.get("X-Cache-Status", said.get("X-Cache")) == "HIT"
+        plain = gzip.decompress(body) if said["Content-Encoding"] == "gzip" else body
+        zipped_as_asked = (said["Content-Encoding"] == "gzip") == (client == "gzip")
+        if status != 200 or not kept or plain != page or not zipped_as_asked:
+            raise RuntimeError(f"{name} did not keep {path} for the {client} client")
 
 
 def main():

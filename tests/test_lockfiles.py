@@ -1,11 +1,13 @@
 """The lock files agree with pyproject.toml: requirements.txt pins the project's dependencies
-for production (``bin/serve-production``), requirements-test.txt pins them with the ``test``
-extra (``bin/bootstrap``), every pin with its hashes. ``bin/lock`` regenerates both."""
+for production (``bin/serve-production``), requirements-s3.txt pins them with the ``s3``
+extra (production with uploads in S3), requirements-test.txt with the ``test`` extra
+(``bin/test``), every pin with its hashes. ``bin/lock`` regenerates all three."""
 
 import re
 import tomllib
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -90,8 +92,13 @@ def test_test_lock_pins_every_dependency_and_test_tool_within_its_range():
     assert unsatisfied(requirements, read_lock("requirements-test.txt")) == [], "run bin/lock"
 
 
+def test_s3_lock_pins_every_dependency_and_the_s3_extra_within_its_range():
+    requirements = declared() + declared("s3")
+    assert unsatisfied(requirements, read_lock("requirements-s3.txt")) == [], "run bin/lock"
+
+
 def test_locks_carry_a_hash_for_every_pin():
-    for name in ("requirements.txt", "requirements-test.txt"):
+    for name in ("requirements.txt", "requirements-s3.txt", "requirements-test.txt"):
         pins = read_lock(name)
         assert [package for package, (_, hashes) in pins.items() if not hashes] == [], name
 
@@ -111,9 +118,26 @@ def test_production_lock_holds_no_test_tool():
     assert sorted(test_tools & read_lock("requirements.txt").keys()) == []
 
 
-def test_test_lock_pins_what_production_pins_at_the_same_versions():
+def test_production_lock_holds_no_s3_package():
+    assert [str(requirement) for requirement in declared("s3")] == ["django-storages[s3]<2,>=1.14"]
+    assert sorted(
+        read_lock("requirements-s3.txt").keys() - read_lock("requirements.txt").keys()
+    ) == [
+        "boto3",
+        "botocore",
+        "django-storages",
+        "jmespath",
+        "python-dateutil",
+        "s3transfer",
+        "six",
+        "urllib3",
+    ]
+
+
+@pytest.mark.parametrize("name", ["requirements-s3.txt", "requirements-test.txt"])
+def test_other_locks_pin_what_production_pins_at_the_same_versions(name):
     production = read_lock("requirements.txt")
-    test = read_lock("requirements-test.txt")
-    assert {name: test.get(name, (None,))[0] for name in production} == {
-        name: version for name, (version, _) in production.items()
+    other = read_lock(name)
+    assert {package: other.get(package, (None,))[0] for package in production} == {
+        package: version for package, (version, _) in production.items()
     }

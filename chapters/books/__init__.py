@@ -2,7 +2,8 @@
 
 - :mod:`.content`: which nodes a book holds, and their bodies made fit for a book;
 - :mod:`.pdf`: the PDF, laid out by WeasyPrint, formulas drawn as SVG by ziamath;
-- :mod:`.epub`: the EPUB 3, packaged by EbookLib, formulas as MathML;
+- :mod:`.epub`: the EPUB 3, written by the wiki (``zipfile`` and templates), formulas as
+  MathML;
 - :mod:`.builds`: books built once per version of the wiki, in the background, kept as
   files, one process building each;
 - :mod:`.views`: the download, or a page saying the book is being built.

@@ -121,7 +121,7 @@ def build(key):
 def _renderer(format):
     """Return the function rendering a book as ``format``.
 
-    Imported when a book is built, not with the URLs: WeasyPrint, ziamath and EbookLib take
-    a noticeable part of a second to import, which every process and command would pay.
+    Imported when a book is built, not with the URLs: WeasyPrint and ziamath take a
+    noticeable part of a second to import, which every process and command would pay.
     """
     return getattr(import_module(f"{__package__}.{format}"), f"render_{format}")

@@ -1,78 +1,166 @@
-"""A book as an EPUB 3, packaged by EbookLib: one XHTML document per node, a navigation
-document nested as the tree, formulas as MathML (which EPUB 3 reading systems show).
+"""A book as an EPUB 3, written by the wiki itself: a ZIP of XHTML documents and the package
+document that lists them, from the templates in ``templates/books/epub/``.
 
-EbookLib's own ``EpubHtml`` documents are re-serialized by it with ``pretty_print``, which
-adds white space inside ``<pre>`` and so changes code; each node's document is written here
-(:func:`~.content.to_xml`) and added as a plain item, which EbookLib writes as it is. The
-manifest marks documents holding MathML with the ``mathml`` property, as EPUB 3 requires.
+The archive, as EPUB 3 lays it out (https://www.w3.org/TR/epub-33/, its container and
+package document; Debian's epubcheck checks it by EPUB 3.2's rules)::
+
+    mimetype                 first in the archive and stored, not compressed
+    META-INF/container.xml   names the package document
+    EPUB/content.opf         the package document: metadata, manifest, spine
+    EPUB/nav.xhtml           the navigation document, nested as the tree
+    EPUB/toc.ncx             the same contents for EPUB 2 reading systems
+    EPUB/style/*.css         the site's code colours and a few rules of the book's own
+    EPUB/n<pk>.xhtml         one document per node: its title, then its body
+
+Formulas are the site's MathML, each with the LaTeX it was written in as ``alttext``; the
+manifest marks the documents holding any with the ``mathml`` property, as EPUB 3 requires.
+Everything in the archive is an :class:`Item` of a :class:`Package`, which the manifest
+lists, so a file a body needs (an image of the wiki's own, its ``<img>`` keeping its ``alt``)
+goes in as one more item, added while its document is made.
 """
 
 import io
+import re
 import uuid
+import zipfile
+from dataclasses import dataclass
+from datetime import UTC
 from xml.sax.saxutils import escape
 
 from django.contrib.staticfiles import finders
+from django.template.loader import render_to_string
 from django.utils import timezone
-from ebooklib import epub
+from django.utils.safestring import mark_safe
 
 from .content import MATHML, XHTML, body_element, to_xml
 
-__all__ = ["render_epub"]
+__all__ = ["Item", "Package", "render_epub"]
 
+# The package document's folder: every item's href is relative to it.
+FOLDER = "EPUB"
 STYLESHEETS = {"style/pygments.css": "css/pygments.css", "style/book.css": "css/book-epub.css"}
+DOCUMENT = "application/xhtml+xml"
+NCX = "application/x-dtbncx+xml"
+# What an item may be named: a URL path that needs no escaping and is a name in any ZIP tool.
+HREF = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._/-]*")
 
-PAGE = """<?xml version="1.0" encoding="utf-8"?>
-<!DOCTYPE html>
-<html xmlns="{xhtml}" xmlns:epub="http://www.idpf.org/2007/ops" lang="en" xml:lang="en">
-<head>
-<meta charset="utf-8"/>
-<title>{title}</title>
-{links}
-</head>
-{body}
-</html>
-"""
+
+@dataclass(frozen=True)
+class Item:
+    """One file of a package, listed in its manifest.
+
+    ``id`` is the manifest's name for it (an XML name, unique in the package); ``href`` its
+    path in the archive, relative to the package document; ``properties`` the manifest's
+    properties of it, space-separated (``nav``, ``mathml``, ``svg``, ...), or empty.
+    """
+
+    id: str
+    href: str
+    media_type: str
+    data: bytes
+    properties: str = ""
+
+
+class Package:
+    """The files of an EPUB, in the manifest's order, written out by :meth:`write`."""
+
+    def __init__(self):
+        self.items = {}
+
+    def add(self, id, href, media_type, data, properties=""):
+        """Add a file to the package and return its :class:`Item`.
+
+        Args:
+            id: the manifest's name for it.
+            href: its path relative to the package document: letters, digits, ``-``,
+                ``_``, ``.`` and ``/``.
+            media_type: its media type. EPUB 3.2's core media types (XHTML, CSS, PNG,
+                JPEG, GIF, SVG, fonts) need no fallback; others (WebP) need one.
+            data: its content, bytes.
+            properties: the manifest's properties of it, space-separated.
+
+        Returns:
+            The item; the one already added, if ``href`` was (a file used twice is packed
+            once).
+
+        Raises:
+            ValueError: ``href`` is not such a path, or ``id`` is taken by another file.
+        """
+        if href in self.items:
+            return self.items[href]
+        if not HREF.fullmatch(href):
+            raise ValueError(f"An item's path must be a plain relative path, not {href!r}.")
+        if any(item.id == id for item in self.items.values()):
+            raise ValueError(f"The manifest already names another item {id!r}.")
+        self.items[href] = Item(id, href, media_type, data, properties)
+        return self.items[href]
+
+    def write(self, title, identifier, modified, spine):
+        """Return the EPUB, as bytes.
+
+        Args:
+            title: the book's title.
+            identifier: its unique identifier, a URN.
+            modified: when it was made, an aware datetime.
+            spine: the items read in order, from the first.
+
+        The spine names the NCX, if the package holds one, as EPUB 2 reading systems find
+        it there.
+        """
+        modified = modified.astimezone(UTC)
+        package = render_to_string(
+            "books/epub/content.opf",
+            {
+                "title": title,
+                "identifier": identifier,
+                "modified": modified.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "items": self.items.values(),
+                "spine": spine,
+                "ncx": next((item for item in self.items.values() if item.media_type == NCX), None),
+            },
+        )
+        container = render_to_string(
+            "books/epub/container.xml", {"package_document": f"{FOLDER}/content.opf"}
+        )
+        files = [
+            ("META-INF/container.xml", container.encode()),
+            (f"{FOLDER}/content.opf", package.encode()),
+            *((f"{FOLDER}/{item.href}", item.data) for item in self.items.values()),
+        ]
+        buffer = io.BytesIO()
+        stamp = modified.timetuple()[:6]
+        with zipfile.ZipFile(buffer, "w") as archive:
+            # The OCF's rule: "mimetype" first, uncompressed, so the type reads at byte 38.
+            archive.writestr(zipfile.ZipInfo("mimetype", stamp), b"application/epub+zip")
+            for name, data in files:
+                archive.writestr(zipfile.ZipInfo(name, stamp), data, zipfile.ZIP_DEFLATED)
+        return buffer.getvalue()
 
 
 def render_epub(book):
     """Return the EPUB 3 of a :class:`~.content.Book`, as bytes."""
-    package = epub.EpubBook()
-    scope = book.root.path if book.root is not None else ""
     built = timezone.now()
-    package.set_identifier(f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'{scope}@{built}')}")
-    package.set_title(book.title)
-    package.set_language("en")
-    package.add_author("Curriculum Wiki")
-    links = []
-    for name, static in STYLESHEETS.items():
+    scope = book.root.path if book.root is not None else ""
+    identifier = f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'{scope}@{built}')}"
+    package = Package()
+    for href, static in STYLESHEETS.items():
         with open(finders.find(static), "rb") as stylesheet:
-            package.add_item(
-                epub.EpubItem(
-                    uid=name.replace("/", "-").replace(".", "-"),
-                    file_name=name,
-                    media_type="text/css",
-                    content=stylesheet.read(),
-                )
+            package.add(
+                href.replace("/", "-").replace(".", "-"), href, "text/css", stylesheet.read()
             )
-        links.append(f'<link rel="stylesheet" type="text/css" href="{name}"/>')
-    documents = {}
-    for node in book.nodes:
-        document = epub.EpubItem(
-            uid=f"n{node.pk}",
-            file_name=_file(node),
-            media_type="application/xhtml+xml",
-            content=_page(node, book, "\n".join(links)).encode("utf-8"),
-        )
-        document.properties = ["mathml"] if f'xmlns="{MATHML}"'.encode() in document.content else []
-        package.add_item(document)
-        documents[node.pk] = document
-    package.toc = _contents(book.nodes)
-    package.add_item(epub.EpubNcx())
-    package.add_item(epub.EpubNav())
-    package.spine = ["nav", *documents.values()]
-    buffer = io.BytesIO()
-    epub.write_epub(buffer, package)
-    return buffer.getvalue()
+    documents = [
+        package.add(f"n{node.pk}", _file(node), DOCUMENT, *_page(node, book)) for node in book.nodes
+    ]
+    context = {
+        "book": book,
+        "identifier": identifier,
+        "depth": max((node.depth + 1 for node in book.nodes), default=1),
+    }
+    ncx = render_to_string("books/epub/toc.ncx", context).encode()
+    package.add("ncx", "toc.ncx", NCX, ncx)
+    navigation = render_to_string("books/epub/nav.xhtml", context).encode()
+    nav = package.add("nav", "nav.xhtml", DOCUMENT, navigation, "nav")
+    return package.write(book.title, identifier, built, [nav, *documents])
 
 
 def _file(node):
@@ -84,41 +172,16 @@ def _link(target, fragment):
     return f"{_file(target)}#{fragment}" if fragment else _file(target)
 
 
-def _page(node, book, links):
-    """Return the XHTML document of one node: its title as a heading, then its body."""
+def _page(node, book):
+    """Return the XHTML document of one node (its title as a heading, then its body) as
+    bytes, and its manifest properties."""
     body = body_element(node, book, _link, namespaced=True)
-    section = body.makeelement(f"{{{XHTML}}}section", {"id": f"n{node.pk}"})
-    heading = section.makeelement(f"{{{XHTML}}}h1", {"class": "node-title"})
-    heading.text = node.title
-    section.append(heading)
-    section.text = None
-    content = section.makeelement(f"{{{XHTML}}}div", {"class": "body"})
-    content.text, body.text = body.text, None
-    content.extend(list(body))
-    for child in list(body):
-        body.remove(child)
-    section.append(content)
-    body.append(section)
-    return PAGE.format(xhtml=XHTML, title=escape(node.title), links=links, body=to_xml(body, XHTML))
-
-
-def _contents(nodes):
-    """Return EbookLib's table of contents for nodes in tree order, nested as the tree: a
-    node with nodes under it is a section of the contents, any other a link."""
-    top, stack = [], []
-    for node in nodes:
-        while stack and stack[-1][0] >= node.depth:
-            stack.pop()
-        entries = []
-        (stack[-1][1] if stack else top).append((node, entries))
-        stack.append((node.depth, entries))
-
-    def convert(items):
-        return [
-            (epub.Section(node.title, href=_file(node)), convert(entries))
-            if entries
-            else epub.Link(_file(node), node.title, f"toc-{node.pk}")
-            for node, entries in items
-        ]
-
-    return convert(top)
+    math = any(element.tag.startswith(f"{{{MATHML}}}") for element in body.iter())
+    inner = escape(body.text or "") + "".join(to_xml(child, XHTML) for child in body)
+    page = render_to_string(
+        "books/epub/page.xhtml",
+        # The stored body_html, sanitized on save (chapters.markdown), parsed and changed by
+        # body_element only (ids, links, images), then written as XML by to_xml.
+        {"node": node, "body": mark_safe(inner), "stylesheets": STYLESHEETS},
+    )
+    return page.encode(), "mathml" if math else ""

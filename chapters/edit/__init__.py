@@ -9,7 +9,7 @@ The whole story, module by module:
   page, offered back when the editor opens again and deleted on save); the titles that
   complete ``[[wiki links]]``, kept per version of the wiki.
 - :mod:`.merge`: three-way merges of an edit with one saved meanwhile: the body line by line
-  (Breezy's ``merge3``), the other fields one by one.
+  (diff3, on difflib), the other fields one by one.
 - :mod:`.conflicts`: the forms' side of it, shared by the site's editor and the admin's
   change form: a save over a newer revision is merged and shown again, unsaved, with their
   change and the conflicts side by side, and the next Save saves what the editor has seen.

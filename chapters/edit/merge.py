@@ -2,12 +2,14 @@
 
 An editor's form was opened at one revision of a page (the *base*); if someone saved the page
 since (*theirs*), what the editor typed (*yours*) is merged with their revision instead of
-overwriting it, the way version control merges two branches. The body is merged by Breezy's
-``merge3`` (the diff3 algorithm: each side is compared with the base, and the regions where
-both sides differ from it are compared with each other). A region changed on one side only
-takes that side's lines; changed alike on both, it is kept once; changed differently on both
-(changes on lines next to each other count, as in diff3 and git) it is a :class:`Conflict`,
-written into the merged text between marker lines for the editor to resolve::
+overwriting it, the way version control merges two branches. The body is merged by diff3
+(Khanna, Kunal and Pierce, "A Formal Investigation of Diff3", 2007): each side is compared
+with the base by :class:`difflib.SequenceMatcher`; the base lines both sides kept are
+*stable*, and each stretch between two stable runs is compared on its own. A stretch changed
+on one side only takes that side's lines; changed alike on both, it is kept once; changed
+differently on both (changes on lines next to each other count, as in diff3 and git) it is a
+:class:`Conflict`, written into the merged text between marker lines for the editor to
+resolve::
 
     <<<<<<< yours
     your lines
@@ -15,14 +17,16 @@ written into the merged text between marker lines for the editor to resolve::
     their lines
     >>>>>>> theirs
 
+This is the merge Breezy's ``merge3`` made on difflib, which the wiki used until it was
+replaced for its licence (GPL); ``tests/test_merge_properties.py`` checks that both agree.
+
 Other fields (title, status, slug, parent, ...) merge the same way, each as one line:
 :func:`merge_fields`. Nothing here knows about nodes or forms; ``chapters.edit.conflicts``
 applies it to the editors' forms and ``chapters.edit.workflow`` to pending changes.
 """
 
 from dataclasses import dataclass
-
-from merge3 import Merge3
+from difflib import SequenceMatcher
 
 __all__ = [
     "CHOICES",
@@ -84,15 +88,64 @@ def merge_text(base, theirs, yours):
         :data:`START`, :data:`MIDDLE` and :data:`END` lines, yours first.
     """
     merged, conflicts = [], []
-    merger = Merge3(lines(base), lines(yours), lines(theirs))
-    for kind, *groups in merger.merge_groups():
-        if kind != "conflict":
-            merged.extend(groups[0])
-            continue
-        _, mine, other = groups
-        conflicts.append(Conflict(tuple(mine), tuple(other)))
-        merged.extend([START, *mine, MIDDLE, *other, END])
+    for old, mine, other, stable in _stretches(lines(base), lines(yours), lines(theirs)):
+        if mine == other or old == other:
+            merged.extend(mine)
+        elif old == mine:
+            merged.extend(other)
+        else:
+            conflicts.append(Conflict(tuple(mine), tuple(other)))
+            merged.extend([START, *mine, MIDDLE, *other, END])
+        merged.extend(stable)
     return TextMerge("\n".join(merged), tuple(conflicts))
+
+
+def _stretches(base, yours, theirs):
+    """Yield the stretches of three texts' lines between the base lines both sides kept.
+
+    Args:
+        base, yours, theirs: lists of lines.
+
+    Yields:
+        ``(base, yours, theirs, stable)`` for each stretch in order: the three sides' lines
+        of the stretch, then the stable lines after it (kept by both sides, so the same on
+        all three). The last stretch ends at the texts' ends, with no stable lines after it.
+    """
+    at_base = at_yours = at_theirs = 0
+    for start, in_yours, in_theirs, size in _stable(base, yours, theirs):
+        yield (
+            base[at_base:start],
+            yours[at_yours:in_yours],
+            theirs[at_theirs:in_theirs],
+            base[start : start + size],
+        )
+        at_base, at_yours, at_theirs = start + size, in_yours + size, in_theirs + size
+
+
+def _stable(base, yours, theirs):
+    """Return the runs of base lines that both sides kept, and where each side has them.
+
+    A run is ``(base start, yours start, theirs start, length)``, in order; the last one is
+    empty, at the three texts' ends. A base line is kept by a side when difflib's matching
+    blocks of the base and that side hold it (with difflib's defaults, as merge3 called it:
+    from 200 lines on, lines found in more than 1% of a text are matched only next to
+    others); runs are where both sides' blocks overlap.
+    """
+    mine = SequenceMatcher(None, base, yours).get_matching_blocks()
+    other = SequenceMatcher(None, base, theirs).get_matching_blocks()
+    runs, i, j = [], 0, 0
+    while i < len(mine) and j < len(other):
+        (base_a, yours_a, size_a), (base_b, theirs_b, size_b) = mine[i], other[j]
+        start, end = max(base_a, base_b), min(base_a + size_a, base_b + size_b)
+        if start < end:
+            runs.append((start, yours_a + start - base_a, theirs_b + start - base_b, end - start))
+        # The block that ends first can overlap no later block of the other side.
+        if base_a + size_a < base_b + size_b:
+            i += 1
+        else:
+            j += 1
+    runs.append((len(base), len(yours), len(theirs), 0))
+    return runs
 
 
 def merge_fields(base, theirs, yours):

@@ -16,6 +16,11 @@
 #
 # An edit shows through this cache within s-maxage + stale-while-revalidate, plus one
 # page's render: no ban on a new version of the wiki is sent, so none is relied on.
+#
+# Each page is kept twice, gzipped and not, as deploy/nginx/wiki.conf keeps it: Varnish on
+# its own asks for gzip on every fetch and keeps only that copy, which it unzips again on
+# every hit for a client that does not take gzip (curl, many bots); bench/README.md
+# measures what that cost.
 
 vcl 4.1;
 
@@ -36,7 +41,18 @@ sub vcl_recv {
     if (req.http.Cookie ~ "(^|;)\s*(sessionid|messages)=") {
         return (pass);
     }
+    # Whether the client takes gzip, by nginx's rule: its copy of the page, and what the wiki
+    # is asked for.
+    if (req.http.Accept-Encoding ~ "(?i)\bgzip\b") {
+        set req.http.X-Wiki-Encoding = "gzip";
+    } else {
+        set req.http.X-Wiki-Encoding = "identity";
+    }
     return (hash);
+}
+
+sub vcl_hash {
+    hash_data(req.http.X-Wiki-Encoding);
 }
 
 sub vcl_hit {
@@ -57,6 +73,12 @@ sub vcl_pass {
 
 sub vcl_backend_fetch {
     unset bereq.http.X-Wiki-Cache;
+    # Varnish has replaced the client's Accept-Encoding by "gzip" for a fetch to keep; the
+    # plain copy is asked for plain.
+    if (bereq.http.X-Wiki-Encoding == "identity") {
+        unset bereq.http.Accept-Encoding;
+    }
+    unset bereq.http.X-Wiki-Encoding;
 }
 
 sub vcl_backend_response {
