@@ -25,7 +25,12 @@ from html import unescape
 import markdown
 
 from .limits import BODY_MAX_LENGTH, BoundsExtension, MarkdownError, check_bounds
-from .mdx.highlight import HighlightBudget, HighlightOverBudget, budgeted_formatter
+from .mdx.highlight import (
+    HighlightBudget,
+    HighlightExtension,
+    HighlightOverBudget,
+    budgeted_formatter,
+)
 from .mdx.ids import IdFilter, IdMarkExtension, heading_slug
 from .mdx.media import MEDIA_REFERENCE, MediaExtension, no_media
 from .mdx.wikilinks import WIKI_LINK, WikiLinkExtension, unresolved
@@ -165,6 +170,7 @@ def _convert(text, resolve_link, resolve_media, highlighting):
             MediaExtension(resolve_media),
             BoundsExtension(),
             IdMarkExtension(),
+            HighlightExtension(),
         ],
         extension_configs={
             **EXTENSION_CONFIGS,
