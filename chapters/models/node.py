@@ -30,7 +30,7 @@ from chapters.markdown import (
 
 from .links import Link, LinkResolver, PathRedirect
 from .media import MediaResolver, MediaUse
-from .rules import PATH_MAX_LENGTH, RESERVED_ROOT_SLUGS, TITLE_MAX_LENGTH, NodeRules
+from .rules import PATH_MAX_LENGTH, RESERVED_ROOT_SLUGS, TITLE_MAX_LENGTH, Kind, NodeRules, Status
 from .tree import TREE_FIELDS, NodeManager, set_mptt_memory, tree_write
 from .watches import Watch
 
@@ -90,14 +90,8 @@ class Node(NodeRules, MPTTModel):
     ``order_insertion_by``): the editor's order is the order.
     """
 
-    class Kind(models.TextChoices):
-        SECTION = "section", "Section"
-        CHAPTER = "chapter", "Chapter"
-
-    class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        IN_REVIEW = "review", "In review"
-        PUBLISHED = "published", "Published"
+    Kind = Kind
+    Status = Status
 
     title = models.CharField(max_length=TITLE_MAX_LENGTH)
     slug = models.SlugField(
@@ -154,6 +148,15 @@ class Node(NodeRules, MPTTModel):
                 name="unique_slug_among_roots",
                 violation_error_message="Another top-level section already uses this slug.",
             ),
+            # Not even QuerySet.update() stores a kind or status that is not a choice.
+            *(
+                models.CheckConstraint(
+                    condition=models.Q((f"{field}__in", choices.values)),
+                    name=f"{field}_is_a_choice",
+                    violation_error_message=f"The {field} is not one of {', '.join(choices)}.",
+                )
+                for field, choices in (("kind", Kind), ("status", Status))
+            ),
         ]
 
     def __str__(self):
@@ -195,9 +198,10 @@ class Node(NodeRules, MPTTModel):
         new title or path may mend, are rendered again by tasks once the write commits.
 
         Raises:
-            ValidationError: the title or body is too long (see :meth:`check_lengths`); the
-                node was deleted meanwhile; or the tree's rules refuse it where it is now
-                (see :meth:`validate_in_tree`). Nothing is written.
+            ValidationError: the title or body is too long (see :meth:`check_lengths`); a
+                field holds what it may not (:meth:`check_fields`); the node was deleted
+                meanwhile; or the tree's rules refuse it where it is now (see
+                :meth:`validate_in_tree`). Nothing is written.
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
         with tree_write() as write, transaction.atomic():
@@ -211,6 +215,7 @@ class Node(NodeRules, MPTTModel):
                 f"“{self.title}” was deleted by someone else meanwhile; nothing was saved."
             )
         self.fill_slug()
+        self.check_fields()
         self.validate_in_tree()
         links = self.render_body()
         self.updated = self._history_date = timezone.now()
