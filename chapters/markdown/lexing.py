@@ -57,6 +57,10 @@ class ChildFailed(Exception):
     """The child did not answer in time, or died: it has been killed and reaped."""
 
 
+class ChildDied(ChildFailed):
+    """The child's pipe closed: it died (killed from outside, out of memory)."""
+
+
 class Child:
     """One child process and the pipes to it.
 
@@ -95,14 +99,14 @@ class Child:
             self.process.stdin.flush()
         except (BrokenPipeError, ValueError) as error:
             self.kill()
-            raise ChildFailed("The highlighting process has died.") from error
+            raise ChildDied("The highlighting process has died.") from error
 
     def receive(self, seconds):
         """Return the child's next message (a dict), waiting at most ``seconds``.
 
         Raises:
-            ChildFailed: no whole message came within ``seconds``, or the child died; it has
-                been killed and reaped.
+            ChildFailed: no whole message came within ``seconds`` (:class:`ChildDied`: the
+                child died); it has been killed and reaped.
         """
         deadline = time.monotonic() + seconds
         descriptor = self.process.stdout.fileno()
@@ -112,11 +116,9 @@ class Child:
             chunk = os.read(descriptor, 1 << 16) if readable else b""
             if not chunk:
                 self.kill()
-                raise ChildFailed(
-                    "The highlighting process died."
-                    if readable
-                    else f"No answer in {seconds:.2f} s."
-                )
+                if readable:
+                    raise ChildDied("The highlighting process died.")
+                raise ChildFailed(f"No answer in {seconds:.2f} s.")
             self.buffer += chunk
         line, _, self.buffer = self.buffer.partition(b"\n")
         return json.loads(line)
@@ -145,14 +147,14 @@ def _python_path():
 
 
 def _take():
-    """Return an idle child of this process, or a new one."""
+    """Return an idle child of this process (None if there is none), reaping dead ones."""
     with _idle_lock:
         while _idle:
             child = _idle.pop()
             if child.alive():
                 return child
             child.kill()
-    return Child()
+    return None
 
 
 def _give_back(child):
@@ -208,17 +210,34 @@ def highlight(request, load_seconds, seconds):
 
     Raises:
         ChildFailed: the child did not load the lexer within ``load_seconds`` or did not
-            answer within ``seconds`` (it has been killed), or could not be started.
+            answer within ``seconds`` (it has been killed), or could not be started, or a
+            new child died.
     """
+    request = {**request, "alarm": math.ceil(load_seconds + seconds) + ALARM_SLACK_SECONDS}
     child = _take()
-    alarm = math.ceil(load_seconds + seconds) + ALARM_SLACK_SECONDS
-    child.send({**request, "alarm": alarm})
+    try:
+        loaded_in = _load(child, request, load_seconds) if child else None
+    except ChildDied:
+        loaded_in = None  # an idle child that died, even as it was taken: ask a new one
+    if loaded_in is None:
+        child = Child()
+        loaded_in = _load(child, request, load_seconds)
     started = time.monotonic()
-    child.receive(load_seconds)
-    loaded = time.monotonic()
     answer = child.receive(seconds)
     _give_back(child)
-    return answer, loaded - started, time.monotonic() - loaded
+    return answer, loaded_in, time.monotonic() - started
+
+
+def _load(child, request, seconds):
+    """Send ``request`` to ``child``; return the seconds it took to load the lexer.
+
+    Raises:
+        ChildFailed: not loaded within ``seconds``, or the child died (:class:`ChildDied`).
+    """
+    child.send(request)
+    started = time.monotonic()
+    child.receive(seconds)
+    return time.monotonic() - started
 
 
 def serve():
@@ -226,7 +245,9 @@ def serve():
 
     Each request is one line of JSON (see :func:`highlight`); the child writes
     ``{"loaded": true}`` once the block's lexer is loaded, then the answer. Standard output
-    is kept for the answers: whatever a library prints goes to standard error.
+    is kept for the answers: whatever a library prints goes to standard error. An exception
+    other than the budget's ends the child, its traceback on standard error; the parent
+    shows that block plain.
     """
     from markdown.extensions.codehilite import CodeHilite
     from pygments.lexers import get_lexer_by_name
@@ -242,6 +263,9 @@ def serve():
         answers.write(json.dumps(message).encode() + b"\n")
         answers.flush()
 
+    # What every request needs, whatever its lexer (the formatter, its style, plain text), is
+    # loaded before the child says it is ready, so that no request's time pays for it.
+    CodeHilite("", lang="text", pygments_formatter=budgeted_formatter(HighlightBudget())).hilite()
     write({"ready": True})
     for line in sys.stdin.buffer:
         request = json.loads(line)
