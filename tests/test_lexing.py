@@ -4,6 +4,7 @@ left a zombie, ended with its parent; the web process loads no lexer."""
 import os
 import signal
 import sys
+import threading
 import time
 
 from chapters.markdown import lexing, render_markdown
@@ -66,6 +67,19 @@ def test_a_child_that_died_idle_is_replaced():
     assert render_markdown(PYTHON_BLOCK) == PYTHON_HTML
     assert dead not in idle_pids()
     assert not os.path.exists(f"/proc/{dead}")
+
+
+def test_threads_each_have_a_child_and_do_not_wait_on_a_slow_block():
+    # The development server and gunicorn's threads render at once: one thread's block killed
+    # at the budget holds up no other.
+    render_markdown(PYTHON_BLOCK)
+    slow = threading.Thread(target=render_markdown, args=(f"```lilypond\n{'a' * 20_000}\n```",))
+    slow.start()
+    while lexing._idle and slow.is_alive():
+        time.sleep(0.01)  # until the slow thread has taken the idle child
+    assert render_markdown(PYTHON_BLOCK) == PYTHON_HTML
+    slow.join()
+    assert len(idle_pids()) == 1  # this thread's new child; the slow one's was killed
 
 
 def test_the_lexer_load_allowance_is_kept(monkeypatch):
