@@ -15,7 +15,7 @@ imports the models.
 
 from django_tasks import task
 
-__all__ = ["mend_links", "render_pages", "send_notifications", "tell_watchers"]
+__all__ = ["mend_links", "process_media", "render_pages", "send_notifications", "tell_watchers"]
 
 
 @task()
@@ -64,3 +64,13 @@ def mend_links(titles, paths):
     from .models import mend_broken_links
 
     mend_broken_links(titles, paths)
+
+
+@task()
+def process_media(pk, version):
+    """Process version ``version`` of the media item ``pk`` (``chapters.media.processing``):
+    an image cleaned of its metadata and given its copies, then the pages naming the item
+    rendered again; a file that is no image only renders them."""
+    from .media import processing
+
+    processing.process(pk, version)
