@@ -17,9 +17,10 @@ under fixed names, replacing what a killed run wrote; the version is marked read
 is still processing the same original; the original is deleted, and the pages rendered,
 whenever the version is ready.
 
-Memory stays within about twice the decoded image (300 MB for a 100-megapixel RGB photo):
-the image is decoded once and turned in place, and the copies are made largest first, each
-from the one before, Pillow's ``reducing_gap`` shrinking by whole factors before resampling.
+Memory stays within about twice the decoded image (which is 300 MB for a 100-megapixel RGB
+photo): the image is decoded once and turned in place, and the copies are made largest
+first, each from the one before, Pillow's ``reducing_gap`` shrinking by whole factors before
+resampling.
 """
 
 import io
