@@ -11,7 +11,7 @@ from PIL import Image
 
 from chapters.media import processing, uploads
 from chapters.models import MediaItem, MediaVersion
-from tests.helpers import role_user
+from tests.helpers import role_user, soup
 from tests.images import (
     HTML_PAGE,
     SECRET,
@@ -177,6 +177,15 @@ def test_an_image_whose_pixels_cannot_be_decoded_fails_and_is_not_served(client,
         "failed", "library/cut.png/v1/unprocessed.png", [],
     )  # fmt: skip
     assert client.get("/media/cut.png").status_code == 404
+    client.force_login(role_user("ed", "Editor"))
+    listed = soup(client.get("/media/")).select_one(".media-grid li")
+    assert (listed.img, listed.select_one(".media-state").text) == (None, "Failed")
+    assert [p.text for p in soup(client.get("/media/cut.png/")).select("[role=alert]")] == [
+        "Failed: the image's pixels could not be decoded, so pages show it as missing. Replace "
+        "it with an image that opens."
+    ]
+    picker = client.get("/media/", HTTP_ACCEPT="application/json").json()["items"]
+    assert [(item["state"], item["thumbnail"]) for item in picker] == [("failed", "")]
 
 
 def test_a_20000_by_20000_png_is_refused_before_its_pixels_are_decoded():

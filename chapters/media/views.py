@@ -203,7 +203,7 @@ def _described(item):
         "kind": item.kind,
         "state": item.state,
         "url": item.get_absolute_url(),
-        "thumbnail": item.thumbnail_url if item.is_image else "",
+        "thumbnail": item.thumbnail_url if item.is_image and item.state != "failed" else "",
         "markdown": markdown_for(item),
     }
 
