@@ -3,12 +3,14 @@ build's progress; one build however many requests; a failed build and its retry;
 versions removed."""
 
 import logging
+import re
 import threading
 
 import pytest
 from django.core.management import call_command
-from django.db import connections
+from django.db import connection, connections
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django_tasks_db.models import DBTaskResult
 
 from chapters.books import builds
@@ -278,3 +280,17 @@ def test_built_book_whose_file_is_gone_is_built_again_once(small_tree, client, r
 def test_books_of_chapters_unknown_formats_or_paths_are_not_found(small_tree, client, url):
     assert client.get(url).status_code == 404
     assert BookBuild.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_requests_for_a_book_being_built_read_its_build_and_write_nothing(small_tree, client):
+    client.get("/books/epub/area-a/")
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get("/books/epub/area-a/").status_code == 202
+    # The section, the wiki's version (on SQLite: PostgreSQL is told of it), the build.
+    tables = [re.search(r'FROM "?(\w+)', query["sql"])[1] for query in queries]
+    assert [query["sql"].split()[0] for query in queries] == ["SELECT"] * len(tables)
+    assert [table for table in tables if table != "chapters_wikiversion"] == [
+        "chapters_node",
+        "chapters_bookbuild",
+    ]

@@ -79,12 +79,14 @@ def ready(key):
 def start(key, again=False):
     """Start the book's build unless it is started already; return its ``BookBuild``.
 
-    The row is inserted, and the task enqueued, in one transaction: of any number of
-    concurrent callers in any number of processes, the one whose insert succeeds enqueues
-    the one task; the others, refused by the unique constraint, read the row it made. A
-    build that was done but whose file is gone (deleted by hand, or by the build of another
-    version) is started again, as is a failed one when ``again``; the update that restarts
-    it checks the status it changes, so that only one caller enqueues.
+    A build that is there and need not start again is only read: the requests of readers
+    waiting for it write nothing. Otherwise the row is inserted, and the task enqueued, in
+    one transaction: of any number of concurrent callers in any number of processes, the
+    one whose insert succeeds enqueues the one task; the others, refused by the unique
+    constraint, read the row it made. A build that was done but whose file is gone (deleted
+    by hand, or by the build of another version) is started again, as is a failed one when
+    ``again``; the update that restarts it checks the status it changes, so that only one
+    caller enqueues.
 
     Args:
         key: the :class:`BookKey`.
@@ -95,6 +97,11 @@ def start(key, again=False):
     """
     from ..tasks import build_book
 
+    build = key.builds.first()
+    if build is not None and build.status == BookBuild.Status.BUILDING:
+        return build
+    if build is not None and build.status == BookBuild.Status.FAILED and not again:
+        return build
     with transaction.atomic():
         try:
             with transaction.atomic():
