@@ -15,7 +15,14 @@ imports the models.
 
 from django_tasks import task
 
-__all__ = ["mend_links", "process_media", "render_pages", "send_notifications", "tell_watchers"]
+__all__ = [
+    "build_book",
+    "mend_links",
+    "process_media",
+    "render_pages",
+    "send_notifications",
+    "tell_watchers",
+]
 
 
 @task()
@@ -74,3 +81,18 @@ def process_media(pk, version):
     from .media import processing
 
     processing.process(pk, version)
+
+
+@task(queue_name="books")
+def build_book(root, format, version):
+    """Build a book (``chapters.books.builds.build``): the section ``root``'s (a primary
+    key; None for the whole curriculum) as ``format`` (``"pdf"``, ``"epub"``) at the pages'
+    ``version``, as its ``BookBuild`` row asks; a book built already is left as it is.
+
+    Returns:
+        The build's status afterwards (``"built"``, ``"failed"``), or None if its row is
+        gone.
+    """
+    from .books.builds import BookKey, build
+
+    return build(BookKey(root, format, version))
