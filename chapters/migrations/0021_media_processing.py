@@ -13,7 +13,7 @@ STATE = models.CharField(
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("chapters", "0022_book_builds"),
+        ("chapters", "0019_notifications"),
     ]
 
     operations = [
