@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from PIL import Image
+from PIL import Image, ImageFile
 
 from chapters.media import processing, uploads
 from chapters.models import MediaItem, MediaVersion
@@ -163,6 +163,19 @@ def test_an_animated_gif_keeps_its_frames_and_loses_every_frame_s_comment():
         image.seek(frame)
         comments.append(image.info.get("comment"))
     assert (image.n_frames, comments, SECRET in stored, item.variants) == (3, [None] * 3, False, [])
+
+
+@pytest.mark.django_db
+def test_a_damaged_image_fails_in_a_process_that_imported_weasyprint(run_tasks, monkeypatch):
+    # WeasyPrint sets Pillow's LOAD_TRUNCATED_IMAGES as it is imported, in every process
+    # that builds books: the workers that also process images.
+    monkeypatch.setattr(ImageFile, "LOAD_TRUNCATED_IMAGES", True)
+    content = image_bytes(300, 200)
+    damaged = content[: len(content) // 2] + b"\x00" * 64
+    uploads.add(upload("cut.png", damaged), title="", alt="Cut", uploader=None)
+    assert run_tasks() == 1
+    assert MediaItem.objects.get().state == "failed"
+    assert ImageFile.LOAD_TRUNCATED_IMAGES is True
 
 
 @pytest.mark.django_db

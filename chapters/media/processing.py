@@ -26,12 +26,13 @@ resampling.
 import io
 import posixpath
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from PIL import Image, ImageOps
+from PIL import Image, ImageFile, ImageOps
 
 from ..models import MediaItem, MediaVersion, Node
 from ..models.media import State
@@ -84,7 +85,7 @@ def clean_image(handle):
         DamagedImage: its pixels cannot be decoded.
     """
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _whole_images_only():
             # inspect() checked the pixels against MEDIA_MAX_PIXELS from the header.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             image = Image.open(handle)
@@ -98,6 +99,24 @@ def clean_image(handle):
         raise DamagedImage(str(error)) from error
     variants = {} if animated else _variants(image)
     return Cleaned(content, image.width, image.height, variants)
+
+
+@contextmanager
+def _whole_images_only():
+    """Have Pillow refuse a truncated image while in the block, whatever its global says.
+
+    WeasyPrint sets ``PIL.ImageFile.LOAD_TRUNCATED_IMAGES`` as it is imported (its
+    ``images.py``), for the whole process: in a worker that has built a book, Pillow would
+    then fill a damaged image's missing pixels with grey instead of failing. The global is
+    Pillow's only switch, so it is set for the decoding and put back; a worker runs one task
+    at a time, so no other thread reads it meanwhile.
+    """
+    kept = ImageFile.LOAD_TRUNCATED_IMAGES
+    ImageFile.LOAD_TRUNCATED_IMAGES = False
+    try:
+        yield
+    finally:
+        ImageFile.LOAD_TRUNCATED_IMAGES = kept
 
 
 def _encode(image, format_name, animated):
