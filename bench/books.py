@@ -1,9 +1,12 @@
-"""Time the books of the whole curriculum at several tree sizes, on SQLite.
+"""Time the books of the whole curriculum at several tree sizes, on SQLite; or count the
+builds that concurrent requests for one book start, through gunicorn.
 
 Usage::
 
     .venv/bin/python bench/books.py                  # 222 and 2,000 nodes
     .venv/bin/python bench/books.py --sizes 222      # one size
+    .venv/bin/python bench/books.py --requests       # 100 requests, SQLite
+    .venv/bin/python bench/books.py --requests --database-url postgres://postgres@127.0.0.1/books_bench
 
 For each size, a scratch SQLite database in a temporary directory is migrated and given a
 tree of the curriculum's shape (``bench/tree.py``: every chapter a body of about 3 KB with
@@ -12,6 +15,13 @@ PDF and once as an EPUB, as ``manage.py build_books`` builds them, and each one'
 clock, and the process's CPU time, which other work on the machine changes less), size and
 the PDF's number of pages are printed, then the process's peak memory. The results go in
 bench/README.md.
+
+The ``--requests`` mode (:mod:`bench.book_requests`) makes a fresh database (the SQLite
+file of a temporary directory, or the PostgreSQL database that ``--database-url`` names,
+dropped and created anew), gives it the curriculum's tree, serves it with gunicorn and sends
+concurrent anonymous requests for one book; it prints how many builds they started, their
+answer times, then the time a worker takes to build the book and the answer times of as
+many requests for the built book.
 """
 
 import argparse
@@ -61,7 +71,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="222,2000", help="tree sizes, comma-separated")
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--requests", action="store_true", help="count the builds concurrent requests start"
+    )
+    parser.add_argument("--database-url", help="--requests: a PostgreSQL database to make anew")
+    parser.add_argument("--count", type=int, default=100, help="--requests: how many requests")
+    parser.add_argument("--workers", type=int, default=2, help="--requests: gunicorn workers")
+    parser.add_argument("--book", default="/books/epub/", help="--requests: the book's path")
     arguments = parser.parse_args()
+    if arguments.requests:
+        sys.path.insert(0, str(ROOT))
+        from bench.book_requests import run
+
+        run(arguments.database_url, arguments.count, arguments.workers, arguments.book)
+        return
     if arguments.size is None:
         for size in arguments.sizes.split(","):
             with tempfile.TemporaryDirectory() as scratch:

@@ -97,11 +97,13 @@ class NodeAdmin(DraggableMPTTAdmin):
         rules) and saves, in one transaction. Opening :func:`~chapters.models.tree_write`
         first makes the validation see the tree the save changes: an editor whose form was
         overtaken by another's move, delete or change of kind gets the form back with the
-        error, never a 500 nor a tree that breaks the rules.
+        error, never a 500 nor a tree that breaks the rules. The posted body is rendered
+        before the lock is taken, as the form will clean it (stripped).
         """
         if request.method != "POST":
             return super().changeform_view(request, object_id, form_url, extra_context)
-        with tree_write(request=request, using=router.db_for_write(self.model)):
+        body = request.POST.get("body", "").strip()
+        with tree_write(request=request, using=router.db_for_write(self.model), bodies=[body]):
             return super().changeform_view(request, object_id, form_url, extra_context)
 
     def delete_view(self, request, object_id, extra_context=None):

@@ -127,7 +127,7 @@ def import_curriculum(data, source):
             tree; its ``problems`` name each offending entry. Nothing is written.
     """
     entries, problems = _read(data)
-    with tree_write():
+    with tree_write(bodies=[entry.body for entry in entries]):
         existing = {node.path: node for node in Node.objects.for_navigation()}
         problems += _check_tree(entries, existing)
         if problems:

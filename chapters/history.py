@@ -163,7 +163,7 @@ def revert(node, revision, user=None, *, keep_status=False):
     """
     if revision.id != node.pk:
         raise ValueError(f"Revision {revision.history_id} is not a revision of “{node.title}”.")
-    with tree_write(user=user):
+    with tree_write(user=user, bodies=[revision.body]):
         node.refresh_from_db()
         stored = {name: getattr(node, name) for name in REVISION_FIELDS}
         notes = restore_fields(node, revision, keep_status=keep_status)

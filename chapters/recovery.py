@@ -98,8 +98,9 @@ def restore(revision, user=None, base_url=None):
     """
     # The write to the tree first, before anything is read: the places the nodes go back to
     # are read under its lock, and two restores of one deletion run one after the other (the
-    # second finds the node back).
-    with tree_write(user=user, base_url=base_url):
+    # second finds the node back). The bodies are rendered before it (revisions never change).
+    bodies = Node.history.filter(deletion=revision.history_id).values_list("body", flat=True)
+    with tree_write(user=user, base_url=base_url, bodies=list(bodies)):
         return _restore(Node.history.get(history_id=revision.history_id), user)
 
 

@@ -15,7 +15,14 @@ imports the models.
 
 from django_tasks import task
 
-__all__ = ["mend_links", "render_pages", "send_notifications", "tell_watchers"]
+__all__ = [
+    "build_book",
+    "mend_links",
+    "process_media",
+    "render_pages",
+    "send_notifications",
+    "tell_watchers",
+]
 
 
 @task()
@@ -64,3 +71,28 @@ def mend_links(titles, paths):
     from .models import mend_broken_links
 
     mend_broken_links(titles, paths)
+
+
+@task()
+def process_media(pk, version):
+    """Process version ``version`` of the media item ``pk`` (``chapters.media.processing``):
+    an image cleaned of its metadata and given its copies, then the pages naming the item
+    rendered again; a file that is no image only renders them."""
+    from .media import processing
+
+    processing.process(pk, version)
+
+
+@task(queue_name="books")
+def build_book(root, format, version):
+    """Build a book (``chapters.books.builds.build``): the section ``root``'s (a primary
+    key; None for the whole curriculum) as ``format`` (``"pdf"``, ``"epub"``) at the pages'
+    ``version``, as its ``BookBuild`` row asks; a book built already is left as it is.
+
+    Returns:
+        The build's status afterwards (``"built"``, ``"failed"``), or None if its row is
+        gone.
+    """
+    from .books.builds import BookKey, build
+
+    return build(BookKey(root, format, version))

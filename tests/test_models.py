@@ -5,10 +5,10 @@ from urllib.parse import quote
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import DatabaseError
 from mptt.exceptions import InvalidMove
 
-from chapters.markdown import MarkdownError
-from chapters.models import Node
+from chapters.models import Node, PathRedirect
 from tests.helpers import node, tree_table
 
 
@@ -399,13 +399,27 @@ def test_node_parent_change_of_a_stale_instance_keeps_the_tree_valid(small_tree)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_node_move_that_fails_on_save_changes_nothing(small_tree):
-    Node.objects.filter(title="Chapter Four").update(body="- " * 1000 + "x")
+def test_node_move_that_fails_on_save_changes_nothing(small_tree, monkeypatch):
+    # The save fails after django-mptt moved the node's numbers: recording the old path.
+    def fail(moved, taken):
+        raise DatabaseError("the disk is full")
+
+    monkeypatch.setattr(PathRedirect, "record", fail)
     before = tree_table()
-    with pytest.raises(MarkdownError):
+    with pytest.raises(DatabaseError, match="the disk is full"):
         Node.objects.move_node(node("Chapter Four"), node("Section B1"), "last-child")
     assert tree_table() == before
     assert Node.objects.check_tree() == []
+
+
+@pytest.mark.django_db
+def test_node_move_keeps_a_body_the_limits_now_refuse(small_tree):
+    # A body stored before the current limits is not rendered again by a move, which would
+    # fail: the stored rendering is kept, as the body did not change.
+    Node.objects.filter(title="Chapter Four").update(body="- " * 1000 + "x", body_html="<p>old</p>")
+    Node.objects.move_node(node("Chapter Four"), node("Section B1"), "last-child")
+    moved = node("Chapter Four")
+    assert (moved.parent.title, moved.body_html) == ("Section B1", "<p>old</p>")
 
 
 @pytest.mark.django_db

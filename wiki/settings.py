@@ -30,6 +30,8 @@ manner of cookiecutter-django:
   ``0`` never.
 - ``WIKI_TASKS_DEAD_AFTER``: seconds after its last heartbeat that a task worker is taken
   for dead and its task handed to another (``chapters.worker``). Default: 30.
+- ``WIKI_BOOKS_ROOT``: the folder books are kept in (``chapters.books.builds``), which web
+  and task hosts share. Default: ``media/books/`` beside ``manage.py``.
 - ``WIKI_BASE_URL``: the wiki's address, ``https://wiki.example.org/``, for the links in
   e-mail about writes made outside a request (imports, scripts). Default:
   ``http://127.0.0.1:8000/``.
@@ -348,17 +350,19 @@ if os.environ.get("WIKI_MEDIA_S3_BUCKET"):
     }
 # What an upload may be (chapters.media.uploads): its size in bytes, and an image's pixels
 # (width times height), checked from the image's header before any pixel is decoded, so a
-# small file claiming a huge image (a decompression bomb) is refused.
+# small file claiming a huge image (a decompression bomb) is refused. 100 million pixels
+# take a photo of any phone; a task decodes them (chapters.media.processing), not the
+# request. Pillow itself refuses more than about 179 million (twice its MAX_IMAGE_PIXELS).
 MEDIA_MAX_SIZE = int(os.environ.get("WIKI_MEDIA_MAX_SIZE") or 20 * 1024 * 1024)
-MEDIA_MAX_PIXELS = int(os.environ.get("WIKI_MEDIA_MAX_PIXELS") or 40_000_000)
+MEDIA_MAX_PIXELS = int(os.environ.get("WIKI_MEDIA_MAX_PIXELS") or 100_000_000)
 # The widths, in pixels, of the WebP copies made of each uploaded image wider than them.
 MEDIA_VARIANT_WIDTHS = (480, 960, 1920)
 
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 
-# Books built for download (chapters/books/builds.py), kept between deploys; each app server
-# builds its own unless they share this folder.
-BOOKS_ROOT = BASE_DIR / "media" / "books"
+# Books built for download (chapters/books/builds.py) by the task workers and sent by the web
+# processes, kept between deploys: on several hosts, a folder they all share.
+BOOKS_ROOT = Path(os.environ.get("WIKI_BOOKS_ROOT") or BASE_DIR / "media" / "books")
 
 # Security headers. Each page may load scripts, styles, images, fonts and fetches from this
 # site only, and run no inline script or style: our scripts are files in static/js/; Django's

@@ -1,46 +1,48 @@
-"""Books built once per version of the wiki, in the background, kept as files.
+"""Books built once per version of the wiki, by a background task, kept as files.
 
 A book is a file under ``BOOKS_ROOT`` (``wiki/settings.py``) named by its section (or
 ``all``), format and version: the version of the pages (``chapters.caching``), so an edit
 anywhere, or a deploy, makes the next request build it anew. A request finds the file ready
-and is sent it, or starts a build and is told to come back (:mod:`.views`); a reader never
-waits for one.
+and is sent it, or is told to come back, with the build's progress (:mod:`.views`); a reader
+never waits for one.
 
-Only one process builds a given book at a time, whatever the number of workers: the build
-holds an exclusive ``flock`` on a lock file beside the book, which the kernel lets go when
-the process ends, even if it dies mid-build, so a lock is never left behind (a cache key or
-a database row would need a timeout for that). A second process finds the lock taken and
-leaves the build to the first. The book is written to a temporary file and renamed into
-place, so a reader is never sent half a book. When a build is done, the files of the same
-book at older versions are deleted. App servers that do not share ``BOOKS_ROOT`` each build
-their own copy.
-
-Each process builds in a thread of its own, one per book at a time (a sync gunicorn worker
-goes on answering requests meanwhile); ``manage.py build_books`` builds them ahead, for
-example after a deploy.
+One build per book and version, whatever the number of requests and processes: the build is
+a :class:`~chapters.models.BookBuild` row, unique per book and version, and the request whose
+insert makes the row enqueues the build's task (``chapters.tasks.build_book``, queue
+``books``) in the same transaction; every other request finds the row. A worker runs the
+task (``manage.py worker``): it writes the book to a temporary file and renames it into
+place, so a reader is never sent half a book, writes its progress on the row as it goes, and
+deletes the files and rows of the same book at older versions when it is done. The task is
+idempotent: run again (a worker that died mid-build is handed back its task,
+``chapters.worker``), it builds the same file, or finds it built. A build that fails is
+marked failed; a reader's "try again" starts it once more (:func:`start`). Web and task
+hosts must share ``BOOKS_ROOT`` (docs/operations.md).
 """
 
-import fcntl
 import hashlib
+import logging
 import os
-import threading
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connections
+from django.db import IntegrityError, transaction
+from django.utils import timezone
 
-from ..models import Node
+from ..models import BookBuild, Node
 from .content import book_of
 
-__all__ = ["FORMATS", "BookKey", "build", "ready", "start"]
+__all__ = ["FORMATS", "PROGRESS_STEPS", "BookKey", "build", "ready", "start"]
+
+logger = logging.getLogger(__name__)
 
 # Each format's media type; its renderer is ``render_<format>`` of the module of its name.
 FORMATS = {"pdf": "application/pdf", "epub": "application/epub+zip"}
 
-_running = set()
-_running_lock = threading.Lock()
+# A build writes its progress about this many times, one UPDATE each: every twentieth of
+# its chapters (at least every chapter), and at the last.
+PROGRESS_STEPS = 20
 
 
 @dataclass(frozen=True)
@@ -63,59 +65,141 @@ class BookKey:
         digest = hashlib.sha256(self.version.encode()).hexdigest()[:16]
         return Path(settings.BOOKS_ROOT) / self.format / f"{self.stem}{digest}.{self.format}"
 
+    @property
+    def builds(self):
+        """Return the queryset of this book's build (one row at most)."""
+        return BookBuild.objects.filter(root=self.root, format=self.format, version=self.version)
+
 
 def ready(key):
     """Return the book's file if it has been built, else None."""
     return key.path if key.path.is_file() else None
 
 
-def start(key):
-    """Build the book in a thread of this process, unless this process builds it already."""
-    with _running_lock:
-        if key in _running:
-            return
-        _running.add(key)
-    threading.Thread(target=_build_in_thread, args=(key,), daemon=True).start()
+def start(key, again=False):
+    """Start the book's build unless it is started already; return its ``BookBuild``.
 
+    A build that is there and need not start again is only read: the requests of readers
+    waiting for it write nothing. Otherwise the row is inserted, and the task enqueued, in
+    one transaction: of any number of concurrent callers in any number of processes, the
+    one whose insert succeeds enqueues the one task; the others, refused by the unique
+    constraint, read the row it made. A build that was done but whose file is gone (deleted
+    by hand, or by the build of another version) is started again, as is a failed one when
+    ``again``; the update that restarts it checks the status it changes, so that only one
+    caller enqueues.
 
-def _build_in_thread(key):
-    try:
-        build(key)
-    finally:
-        with _running_lock:
-            _running.discard(key)
-        connections.close_all()
+    Args:
+        key: the :class:`BookKey`.
+        again: start a failed build again (a reader's "try again").
+
+    Returns:
+        The build's row, as it is after this call.
+    """
+    from ..tasks import build_book
+
+    build = key.builds.first()
+    if build is not None and build.status == BookBuild.Status.BUILDING:
+        return build
+    if build is not None and build.status == BookBuild.Status.FAILED and not again:
+        return build
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                build = BookBuild.objects.create(
+                    root=key.root, format=key.format, version=key.version
+                )
+        except IntegrityError:
+            build = key.builds.get()
+        else:
+            build_book.enqueue(key.root, key.format, key.version)
+            return build
+        restart = [BookBuild.Status.FAILED] if again else []
+        if ready(key) is None:
+            restart.append(BookBuild.Status.BUILT)
+        if key.builds.filter(status__in=restart).update(
+            status=BookBuild.Status.BUILDING, done=0, error="", finished=None
+        ):
+            build_book.enqueue(key.root, key.format, key.version)
+            build.refresh_from_db()
+    return build
 
 
 def build(key):
-    """Build the book into its file, unless it is built or another process is building it.
+    """Build the book of ``key`` into its file, once, as its build's row asks.
+
+    Does nothing unless the row is there and building (a build is only run by the task its
+    row's insert enqueued). If the file is there already (a task run again after its worker
+    died when the file was in place), the row is marked built. Otherwise the book is
+    rendered, with its progress written on the row, into a temporary file renamed into
+    place; then the files and rows of the same book at other versions are deleted. A render
+    that raises is logged at ERROR with its traceback, and the row marked failed with the
+    error: running it again would fail the same way, so the task itself succeeds.
+
+    Args:
+        key: the :class:`BookKey`.
 
     Returns:
-        True if the file is there afterwards; False if another process holds the lock or
-        the section no longer exists.
+        The row's status afterwards, or None if there is no row.
     """
+    row = key.builds.first()
+    if row is None:
+        return None
+    if row.status == BookBuild.Status.FAILED:
+        return row.status
     path = key.path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock"), "a") as lock:
+    if not path.is_file():
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        if path.is_file():
-            return True
-        root = None
-        if key.root is not None:
-            root = Node.objects.filter(pk=key.root, kind=Node.Kind.SECTION).first()
-            if root is None:
-                return False
-        data = _renderer(key.format)(book_of(root))
-        partial = path.with_suffix(".partial")
+            data = _render(key, row)
+        except Exception as error:
+            logger.exception("The %s of book %s could not be built.", key.format, key.stem)
+            key.builds.update(
+                status=BookBuild.Status.FAILED, error=repr(error), finished=timezone.now()
+            )
+            return BookBuild.Status.FAILED
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.partial")
         partial.write_bytes(data)
         os.replace(partial, path)
-        for old in path.parent.glob(f"{key.stem}*"):
-            if old.stem != path.stem:
-                old.unlink(missing_ok=True)
-    return True
+    for old in path.parent.glob(f"{key.stem}*"):
+        if old.name != path.name:
+            old.unlink(missing_ok=True)
+    key.builds.update(status=BookBuild.Status.BUILT, done=row.total, finished=timezone.now())
+    BookBuild.objects.filter(root=key.root, format=key.format).exclude(version=key.version).exclude(
+        status=BookBuild.Status.BUILDING
+    ).delete()
+    return BookBuild.Status.BUILT
+
+
+def _render(key, row):
+    """Return the book's bytes, writing its progress on ``row``'s table as it goes.
+
+    The book is dated by the build's start, so that rendering it again gives the same file.
+
+    Raises:
+        LookupError: the section is gone, or is no longer a section.
+        Exception: whatever the renderer raises.
+    """
+    root = None
+    if key.root is not None:
+        root = Node.objects.filter(pk=key.root, kind=Node.Kind.SECTION).first()
+        if root is None:
+            raise LookupError(f"There is no section {key.root} any more.")
+    book = book_of(root)
+    total = book.chapter_count
+    key.builds.update(done=0, total=total)
+    row.total = total
+    every = max(1, total // PROGRESS_STEPS)
+    done = 0
+
+    def progress(node):
+        nonlocal done
+        if not node.is_chapter:
+            return
+        done += 1
+        if done % every == 0 or done == total:
+            key.builds.update(done=done)
+
+    return _renderer(key.format)(book, built=row.started, progress=progress)
 
 
 def _renderer(format):

@@ -137,9 +137,17 @@ class Package:
         return buffer.getvalue()
 
 
-def render_epub(book):
-    """Return the EPUB 3 of a :class:`~.content.Book`, as bytes."""
-    built = timezone.now()
+def render_epub(book, built=None, progress=None):
+    """Return the EPUB 3 of a :class:`~.content.Book`, as bytes.
+
+    Args:
+        book: the book.
+        built: when it was made, an aware datetime: its modification date, its files'
+            dates and its identifier derive from it (default: now), so one date gives the
+            same bytes.
+        progress: called with each node once its document is made (or None).
+    """
+    built = built or timezone.now()
     scope = book.root.path if book.root is not None else ""
     identifier = f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'{scope}@{built}')}"
     package = Package()
@@ -148,9 +156,11 @@ def render_epub(book):
             package.add(
                 href.replace("/", "-").replace(".", "-"), href, "text/css", stylesheet.read()
             )
-    documents = [
-        package.add(f"n{node.pk}", _file(node), DOCUMENT, *_page(node, book)) for node in book.nodes
-    ]
+    documents = []
+    for node in book.nodes:
+        documents.append(package.add(f"n{node.pk}", _file(node), DOCUMENT, *_page(node, book)))
+        if progress is not None:
+            progress(node)
     context = {
         "book": book,
         "identifier": identifier,

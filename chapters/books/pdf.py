@@ -39,8 +39,15 @@ MATH_SCALE = 1.1
 ziamath.config.svg2 = False
 
 
-def render_pdf(book):
-    """Return the PDF of a :class:`~.content.Book`, as bytes."""
+def render_pdf(book, built=None, progress=None):
+    """Return the PDF of a :class:`~.content.Book`, as bytes.
+
+    Args:
+        book: the book.
+        built: the date printed on its title page (default: now).
+        progress: called with each node once its page is made, before the whole is laid
+            out (or None).
+    """
     entries = []
     for node in book.nodes:
         body = body_element(node, book, _link, namespaced=False)
@@ -49,8 +56,10 @@ def render_pdf(book):
         # The stored body_html, sanitized on save (chapters.markdown), parsed and changed by
         # body_element and _draw_math only: ids, links, images and formulas.
         entries.append({"node": node, "body": mark_safe(html.removeprefix("<body>")[:-7])})
+        if progress is not None:
+            progress(node)
     page = render_to_string(
-        "books/book.html", {"book": book, "entries": entries, "date": timezone.now()}
+        "books/book.html", {"book": book, "entries": entries, "date": built or timezone.now()}
     )
     stylesheets = [CSS(filename=finders.find(name)) for name in STYLESHEETS]
     fetcher = URLFetcher(allowed_protocols={"data"})

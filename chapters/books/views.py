@@ -1,15 +1,16 @@
-"""The download of a book: the file when it is built, otherwise a page saying it is being
-built, which refreshes until it is (see :mod:`.builds`)."""
+"""The download of a book: the file when it is built, otherwise a page with the build's
+progress, which refreshes until the book is ready, or says that the build failed (see
+:mod:`.builds`)."""
 
 from django.http import FileResponse, Http404
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.cache import add_never_cache_headers
 
 from ..caching import version
-from ..models import Node
+from ..models import BookBuild, Node
 from .builds import FORMATS, BookKey, ready, start
 
-__all__ = ["RETRY_SECONDS", "book"]
+__all__ = ["RETRY_SECONDS", "book", "progress_text"]
 
 RETRY_SECONDS = 5
 
@@ -17,9 +18,12 @@ RETRY_SECONDS = 5
 def book(request, format, path=None):
     """Send the book of the section at ``path`` (or of the whole curriculum) as ``format``.
 
-    Answers the file as a download when it is built for the wiki's current version;
-    otherwise starts building it and answers 202 with ``Retry-After`` and a page that
-    refreshes itself, so the download starts once the book is ready.
+    Answers the file as a download when it is built for the wiki's current version.
+    Otherwise starts its build, unless it is started (:func:`.builds.start`), and answers
+    202 with ``Retry-After`` and a page showing the build's progress that refreshes itself
+    (a ``<meta>`` refresh: no script), so the download starts once the book is ready; or
+    500 with a page saying the build failed, whose link (``?again``) starts it again and
+    redirects here.
 
     Raises:
         Http404: an unknown format, or no section at ``path``.
@@ -41,13 +45,30 @@ def book(request, format, path=None):
             )
         except FileNotFoundError:  # replaced by a build for a newer version meanwhile
             pass
-    start(key)
+    again = "again" in request.GET
+    build = start(key, again=again)
+    if again:
+        return redirect(request.path)
+    failed = build.status == BookBuild.Status.FAILED
     context = {
         "title": root.title if root is not None else "The Curriculum",
         "label": format.upper(),
         "retry": RETRY_SECONDS,
+        "build": build,
+        "failed": failed,
+        "progress": progress_text(build),
     }
-    response = render(request, "books/building.html", context, status=202)
-    response["Retry-After"] = str(RETRY_SECONDS)
+    response = render(request, "books/building.html", context, status=500 if failed else 202)
+    if not failed:
+        response["Retry-After"] = str(RETRY_SECONDS)
     add_never_cache_headers(response)
     return response
+
+
+def progress_text(build):
+    """Return the words for a ``BookBuild``'s progress, as the waiting page shows them."""
+    if not build.total:
+        return "Waiting for the build to start"
+    if build.done < build.total:
+        return f"{build.done} of {build.total} chapters done"
+    return f"All {build.total} chapters done; putting the book together"

@@ -26,6 +26,7 @@ from ..navigation import breadcrumb, title_paths
 from ..permissions import can_add, can_edit, can_preview
 from . import workflow
 from .forms import EditForm
+from .merge import lines
 from .preview import preview_or_error
 
 __all__ = ["draft", "edit", "new", "preview", "titles"]
@@ -138,38 +139,58 @@ def _page(node, adding):
 
 
 def _editor(request, node, adding):
-    """Show the editor (GET), or preview, resolve a conflict, or save (POST)."""
+    """Show the editor (GET), or preview, resolve a conflict, or save (POST).
+
+    A save is one write to the tree; the posted body is rendered before it takes the lock
+    (``tree_write(bodies=...)``), and a form shown again (a preview, a merge, an error) is
+    rendered with its preview once the write has ended, outside the lock.
+    """
     if request.method != "POST":
         return _show(request, node, adding, _fresh_form(request, node, adding))
-    with tree_write(request=request):
+    saving = "preview" not in request.POST
+    bodies = ["\n".join(lines(request.POST.get("body", "")))] if saving else []
+    with tree_write(request=request, bodies=bodies):
         node = get_object_or_404(Node, pk=node.pk)
-        form = EditForm(request.POST, node=_page(node, adding), user=request.user)
-        if "preview" in request.POST or form.resolving:
-            return _show(request, node, adding, form)
-        if not form.is_valid():
-            return _show(request, node, adding, form)
-        page = form.instance
-        if not adding and not _changed(form):
-            EditDraft.objects.filter(user=request.user, node=node, adding=adding).delete()
-            messages.info(request, "Nothing was changed, so no revision was saved.")
-            return redirect(page)
-        try:
-            change = workflow.save_edit(
-                page,
-                request.user,
-                summary=form.cleaned_data["summary"],
-                base_revision=form.cleaned_data["base_revision"],
-                base_url=request.build_absolute_uri("/"),
-            )
-        except ValidationError as error:
-            form.add_error(None, error)
-            return _show(request, node, adding, form)
-        EditDraft.objects.filter(user=request.user, node=node, adding=adding).delete()
+        form, page, change = _save(request, node, adding)
+    if form is not None:
+        return _show(request, node, adding, form)
+    if page is None:
+        messages.info(request, "Nothing was changed, so no revision was saved.")
+        return redirect(node)
     if change is not None:
         messages.success(request, "Your change waits for a reviewer; readers see it once approved.")
         return redirect(change)
     messages.success(request, f"“{page.title}” was saved.")
     return redirect(page)
+
+
+def _save(request, node, adding):
+    """Check the posted form and save it, in the write open (see :func:`_editor`).
+
+    Returns:
+        ``(form, page, change)``: the form to show again and Nones; or None, the page saved
+        (None when nothing changed) and the pending change made for review (or None).
+    """
+    form = EditForm(request.POST, node=_page(node, adding), user=request.user)
+    if "preview" in request.POST or form.resolving or not form.is_valid():
+        return form, None, None
+    page = form.instance
+    if not adding and not _changed(form):
+        EditDraft.objects.filter(user=request.user, node=node, adding=adding).delete()
+        return None, None, None
+    try:
+        change = workflow.save_edit(
+            page,
+            request.user,
+            summary=form.cleaned_data["summary"],
+            base_revision=form.cleaned_data["base_revision"],
+            base_url=request.build_absolute_uri("/"),
+        )
+    except ValidationError as error:
+        form.add_error(None, error)
+        return form, None, None
+    EditDraft.objects.filter(user=request.user, node=node, adding=adding).delete()
+    return None, page, change
 
 
 def _changed(form):

@@ -112,7 +112,7 @@ def approve(change, reviewer, base_url, *, seen=None):
     Raises:
         ValidationError: the change was decided already, or edited since ``seen``.
     """
-    with tree_write(user=reviewer, base_url=base_url) as write:
+    with tree_write(user=reviewer, base_url=base_url, bodies=[change.body]) as write:
         # The decision tells the watchers (notify.change_decided), not the revision.
         write.tell_watchers = False
         return _approve(decidable(change, seen), reviewer, base_url)
@@ -264,7 +264,7 @@ def revert(node, revision, user, base_url):
     Raises:
         ValidationError: the user's own pending change to the page waits for review.
     """
-    with tree_write(user=user, base_url=base_url):
+    with tree_write(user=user, base_url=base_url, bodies=[revision.body]):
         return _revert(node, revision, user, base_url)
 
 

@@ -12,7 +12,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 
-from ..models import Node, tree_write
+from ..models import Node
 from ..permissions import can_publish
 from .export import export_files
 from .folder import MAX_BYTES, FolderError, read_zip, zip_folder
@@ -76,13 +76,13 @@ def import_view(model_admin, request):
             raise PermissionDenied
         try:
             files = read_zip(options["archive"].read())
-            with tree_write(request=request):
-                result = import_folder(
-                    files,
-                    delete=options["delete"],
-                    dry_run=options["dry_run"],
-                    publish=can_publish(request.user),
-                )
+            result = import_folder(
+                files,
+                delete=options["delete"],
+                dry_run=options["dry_run"],
+                publish=can_publish(request.user),
+                request=request,
+            )
         except FolderError as error:
             problems = error.problems
     context = {

@@ -55,7 +55,7 @@ class ImportResult:
     kept: int
 
 
-def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=True):
+def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=True, request=None):
     """Make the tree match a folder of Markdown files (see ``chapters.files``).
 
     Each file's entry is matched to a node by its ``id`` when a node has it, otherwise by
@@ -84,6 +84,8 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=T
             refused, naming each such page: the review workflow (``chapters.edit.workflow``)
             has no pending change for an import, and an editor's import must not go live
             unreviewed.
+        request: the request importing, if any: the revisions' author and the address
+            e-mail links to (``tree_write``).
 
     Returns:
         An :class:`ImportResult`.
@@ -102,7 +104,8 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=T
     )
     if problems:
         raise FolderError(problems)
-    with tree_write():
+    bodies = [entry.body for entry in outline.entries]
+    with tree_write(request=request, bodies=bodies):
         run = _Import(outline, delete=delete, use_ids=use_ids, publish=publish)
         if run.problems:
             raise FolderError(run.problems)

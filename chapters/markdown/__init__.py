@@ -23,6 +23,7 @@ from functools import partial
 from html import unescape
 
 import markdown
+from markdown.serializers import to_html_string
 
 from .limits import BODY_MAX_LENGTH, BoundsExtension, MarkdownError, check_bounds
 from .mdx.highlight import (
@@ -33,12 +34,13 @@ from .mdx.highlight import (
 )
 from .mdx.ids import IdFilter, IdMarkExtension, heading_slug
 from .mdx.media import MEDIA_REFERENCE, MediaExtension, no_media
-from .mdx.wikilinks import WIKI_LINK, WikiLinkExtension, unresolved
+from .mdx.wikilinks import WIKI_LINK, WikiLinkExtension, link_element, unresolved
 from .sanitize import sanitize
 from .text import external_images, html_to_text, internal_paths
 
 __all__ = [
     "BODY_MAX_LENGTH",
+    "wiki_link_tags",
     "MEDIA_REFERENCE",
     "MarkdownError",
     "WIKI_LINK",
@@ -106,7 +108,9 @@ def render_markdown(text, resolve_link=unresolved, resolve_media=no_media):
     return render_markdown_with_headings(text, resolve_link, resolve_media)[0]
 
 
-def render_markdown_with_headings(text, resolve_link=unresolved, resolve_media=no_media):
+def render_markdown_with_headings(
+    text, resolve_link=unresolved, resolve_media=no_media, *, highlight=True
+):
     """Render Markdown to HTML that is safe to insert into a page, and list its headings.
 
     Python-Markdown renders the text with tables, fenced code highlighted by Pygments
@@ -125,6 +129,8 @@ def render_markdown_with_headings(text, resolve_link=unresolved, resolve_media=n
         resolve_media: ``resolve(kind, name) -> (item, problem)`` for the media library's
             references (see :class:`.mdx.media.MediaProcessor`); by default each is shown as
             a placeholder.
+        highlight: False to show code plain without running any lexer (a save that must
+            render under the tree's lock, ``chapters.models.rendering``).
 
     Returns:
         A pair: the sanitized HTML as a string ("" for an empty text), and the headings in
@@ -139,11 +145,15 @@ def render_markdown_with_headings(text, resolve_link=unresolved, resolve_media=n
     if not text:
         return "", []
     check_bounds(text)
-    highlighted = {"pygments_formatter": budgeted_formatter(HighlightBudget())}
-    try:
-        md, html = _convert(text, resolve_link, resolve_media, highlighted)
-    except HighlightOverBudget:
-        md, html = _convert(text, resolve_link, resolve_media, {"use_pygments": False})
+    plain = {"use_pygments": False}
+    if highlight:
+        highlighted = {"pygments_formatter": budgeted_formatter(HighlightBudget())}
+        try:
+            md, html = _convert(text, resolve_link, resolve_media, highlighted)
+        except HighlightOverBudget:
+            md, html = _convert(text, resolve_link, resolve_media, plain)
+    else:
+        md, html = _convert(text, resolve_link, resolve_media, plain)
     ids = partial(IdFilter, mark=md.id_mark, generated=md.generated_ids)
     return sanitize(html, filters=[ids]), list(_flatten_headings(md.toc_tokens))
 
@@ -184,6 +194,27 @@ def _convert(text, resolve_link, resolve_media, highlighting):
         raise MarkdownError(
             "The text nests lists, quotes or other blocks too deeply to be rendered."
         ) from error
+
+
+def wiki_link_tags(href, problem):
+    """Return the opening and closing tags of a wiki link as a rendered body holds them.
+
+    The element is made as :class:`.mdx.wikilinks.WikiLinkProcessor` makes it and goes
+    through Python-Markdown's serializer and the sanitizer, so the tags are byte for byte
+    those of a body rendered with the link resolved (``chapters.models.rendering``).
+
+    Args:
+        href: the link's address, or None for a broken link.
+        problem: why a broken link is broken (its tooltip).
+
+    Returns:
+        ``(opening, closing)``, e.g. ``('<a class="wikilink" href="/a/">', "</a>")``.
+    """
+    element = link_element(href, problem)
+    element.text = "x"
+    html = sanitize(to_html_string(element))
+    opening = html[: html.rindex(">x</") + 1]
+    return opening, html[len(opening) + 1 :]
 
 
 def _flatten_headings(tokens):

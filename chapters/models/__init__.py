@@ -17,9 +17,12 @@
   watches;
 - :mod:`.notifications`: ``Notification``, what the wiki tells a user, kept until e-mailed;
 - :mod:`.workers`: ``TaskWorker``, the heartbeats of the processes running background
-  tasks (``chapters.worker``).
+  tasks (``chapters.worker``);
+- :mod:`.books`: ``BookBuild``, one build of a book at one version, and its progress
+  (``chapters.books.builds``).
 """
 
+from .books import BookBuild
 from .drafts import EditDraft
 from .links import Link, LinkResolver, PathRedirect
 from .media import MEDIA_NAME, MediaItem, MediaResolver, MediaUse, MediaVersion
@@ -57,6 +60,7 @@ __all__ = [
     "REVISION_FIELDS",
     "TITLE_MAX_LENGTH",
     "TREE_FIELDS",
+    "BookBuild",
     "DeletionFields",
     "EditDraft",
     "Link",

@@ -20,17 +20,13 @@ from django.utils import timezone
 from mptt.models import MPTTModel, TreeForeignKey
 from simple_history.models import HistoricalRecords
 
-from chapters.markdown import (
-    BODY_MAX_LENGTH,
-    MarkdownError,
-    html_to_text,
-    internal_paths,
-    render_markdown_with_headings,
-)
+from chapters.markdown import BODY_MAX_LENGTH, MarkdownError
 
-from .links import Link, LinkResolver, PathRedirect
-from .media import MediaResolver, MediaUse
-from .rules import PATH_MAX_LENGTH, RESERVED_ROOT_SLUGS, TITLE_MAX_LENGTH, Kind, NodeRules, Status
+from . import rules
+from .links import Link, PathRedirect
+from .media import MediaUse
+from .rendering import render_unresolved, resolve
+from .rules import PATH_MAX_LENGTH, RESERVED_ROOT_SLUGS, TITLE_MAX_LENGTH, NodeRules
 from .tree import TREE_FIELDS, NodeManager, set_mptt_memory, tree_write
 from .watches import Watch
 
@@ -45,6 +41,9 @@ __all__ = [
 
 # The fields save() computes, written whatever update_fields says.
 DERIVED_FIELDS = ("slug", "path", "body_html", "body_text", "headings", "updated")
+
+# The fields a save reads of the node as stored, under the lock.
+STORED_FIELDS = ("path", "title", "body", "body_html", "body_text", "headings")
 
 # The fields of a parent that the tree's rules read (validate_placement), besides its place.
 PLACEMENT_FIELDS = ("kind", "title", "path")
@@ -90,8 +89,7 @@ class Node(NodeRules, MPTTModel):
     ``order_insertion_by``): the editor's order is the order.
     """
 
-    Kind = Kind
-    Status = Status
+    Kind, Status = rules.Kind, rules.Status
 
     title = models.CharField(max_length=TITLE_MAX_LENGTH)
     slug = models.SlugField(
@@ -148,15 +146,7 @@ class Node(NodeRules, MPTTModel):
                 name="unique_slug_among_roots",
                 violation_error_message="Another top-level section already uses this slug.",
             ),
-            # Not even QuerySet.update() stores a kind or status that is not a choice.
-            *(
-                models.CheckConstraint(
-                    condition=models.Q((f"{field}__in", choices.values)),
-                    name=f"{field}_is_a_choice",
-                    violation_error_message=f"The {field} is not one of {', '.join(choices)}.",
-                )
-                for field, choices in (("kind", Kind), ("status", Status))
-            ),
+            *rules.CHOICE_CONSTRAINTS,
         ]
 
     def __str__(self):
@@ -204,7 +194,7 @@ class Node(NodeRules, MPTTModel):
                 :meth:`validate_in_tree`). Nothing is written.
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
-        with tree_write() as write, transaction.atomic():
+        with tree_write(bodies=[self.body]) as write, transaction.atomic():
             self._save_in(write, *args, **kwargs)
 
     def _save_in(self, write, *args, **kwargs):
@@ -217,20 +207,22 @@ class Node(NodeRules, MPTTModel):
         self.fill_slug()
         self.check_fields()
         self.validate_in_tree()
-        links = self.render_body()
+        stored = Node.objects.filter(pk=self.pk).values(*STORED_FIELDS).first() or {}
+        old_path, old_title = stored.get("path"), stored.get("title")
+        links, plain = self._rendering(write, stored)
         self.updated = self._history_date = timezone.now()
         if getattr(self, "_history_user", None) is None and write.user is not None:
             self._history_user = write.user
         if getattr(self, "_change_reason", None) is None and write.summary:
             self._change_reason = write.summary
-        old_path, old_title = Node.objects.filter(pk=self.pk).values_list(
-            "path", "title"
-        ).first() or (None, None)
         self.path = self.build_path()
         if kwargs.get("update_fields") is not None:
             kwargs["update_fields"] = {*kwargs["update_fields"], *DERIVED_FIELDS}
         super().save(*args, **kwargs)
-        self.store_references(links)
+        if links is not None:
+            self.store_references(links)
+        if plain:
+            write.render.add(self.pk)
         if old_path != self.path:
             moved = {old_path: self.pk} if old_path else {}
             moved.update(self._rewrite_descendant_paths(old_path))
@@ -365,27 +357,61 @@ class Node(NodeRules, MPTTModel):
                 ) from None
         return True
 
-    def render_body(self):
+    def _rendering(self, write, stored):
+        """Set the derived fields of the body under the write's lock; return its links.
+
+        A body the node has stored keeps its stored rendering (a move, a rename, a change of
+        status renders nothing; pages whose links a move changes are rendered again by a
+        task). A body the write rendered before its lock (``tree_write(bodies=...)``) only
+        has its wiki links resolved (:func:`~.rendering.resolve`). Any other body is
+        rendered here with its code plain, running no lexer under the lock, and the write
+        has a task render it again, highlighted, once it commits.
+
+        Args:
+            write: the open :class:`~.tree.TreeWrite`.
+            stored: the node's :data:`STORED_FIELDS` as stored, or ``{}`` for a new node.
+
+        Returns:
+            ``(links, plain)``: the body's links, unsaved, or None when the stored ones are
+            kept; and whether the body was rendered plain.
+
+        Raises:
+            chapters.markdown.MarkdownError: the body cannot be rendered.
+        """
+        if stored and stored["body"] == self.body:
+            for name in ("body_html", "body_text", "headings"):
+                setattr(self, name, stored[name])
+            return None, False
+        rendered = write.rendered.get(self.body)
+        plain = rendered is None
+        if plain:
+            rendered = render_unresolved(self.body, highlight=False)
+        return self._resolve(rendered), plain and "<pre" in rendered.html
+
+    def _resolve(self, rendered):
+        """Set the derived fields from ``rendered``, its wiki links resolved; return the
+        body's links, unsaved (see :meth:`render_body`)."""
+        if rendered.error is not None:
+            raise rendered.error
+        self.body_html, links = resolve(rendered, self, path_links)
+        self.body_text, self.headings = rendered.text, rendered.headings
+        self.rendered_media = rendered.media
+        return links
+
+    def render_body(self, *, highlight=True):
         """Render the body into ``body_html``, ``body_text`` and ``headings``; return its
         links, unsaved.
 
         Its references to the media library are kept, unsaved, in ``rendered_media``
         (:class:`~chapters.models.media.MediaUse`); :meth:`store_references` stores both.
 
+        Args:
+            highlight: False to show code plain, running no lexer (under the tree's lock).
+
         Raises:
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
-        resolver, media = LinkResolver(self), MediaResolver()
-        resolver.prepare(self.body)
-        media.prepare(self.body)
-        self.body_html, self.headings = render_markdown_with_headings(self.body, resolver, media)
-        self.body_text = html_to_text(self.body_html)
-        self.rendered_media = media.uses()
-        links = [
-            Link(kind=Link.Kind.WIKI, text=text, target=target, problem=problem)
-            for text, (target, problem) in resolver.resolved.items()
-        ]
-        return links + path_links(internal_paths(self.body_html))
+        return self._resolve(render_unresolved(self.body, highlight=highlight))
 
     def store_references(self, links):
         """Store ``links`` and the media references :meth:`render_body` found as this

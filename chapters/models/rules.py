@@ -19,7 +19,10 @@ from django.utils.text import slugify
 
 from chapters.markdown import BODY_MAX_LENGTH, MarkdownError, check_markdown
 
+from .tree import current_write
+
 __all__ = [
+    "CHOICE_CONSTRAINTS",
     "PATH_MAX_LENGTH",
     "PATH_URL_MAX_LENGTH",
     "REQUEST_LINE_MAX_LENGTH",
@@ -81,6 +84,18 @@ class Status(models.TextChoices):
     DRAFT = "draft", "Draft"
     IN_REVIEW = "review", "In review"
     PUBLISHED = "published", "Published"
+
+
+# The database's own check that a node's kind and status are among their choices
+# (``Node.Meta.constraints``), so that not even QuerySet.update() or raw SQL stores another.
+CHOICE_CONSTRAINTS = [
+    models.CheckConstraint(
+        condition=models.Q((f"{field}__in", choices.values)),
+        name=f"{field}_is_a_choice",
+        violation_error_message=f"The {field} is not one of {', '.join(choices)}.",
+    )
+    for field, choices in (("kind", Kind), ("status", Status))
+]
 
 
 def title_character_problem(title):
@@ -231,11 +246,23 @@ class NodeRules:
             raise ValidationError({"title": f"The title cannot hold {problem}."})
         self.check_lengths()
         try:
-            check_markdown(self.body)
+            self.check_body()
         except MarkdownError as error:
             raise ValidationError({"body": str(error)}) from error
         self.fill_slug()
         self.validate_in_tree()
+
+    def check_body(self):
+        """Raise :class:`~chapters.markdown.MarkdownError` for a body that cannot be
+        rendered: the error of its rendering before the write's lock, where the write
+        rendered it (``tree_write(bodies=...)``), else :func:`~chapters.markdown.
+        check_markdown`'s, which runs no lexer."""
+        write = current_write(self._state.db)
+        rendered = write.rendered.get(self.body) if write is not None else None
+        if rendered is None:
+            check_markdown(self.body)
+        elif rendered.error is not None:
+            raise rendered.error
 
     def validate_in_tree(self):
         """Check the tree's rules for this node where it is about to be saved.

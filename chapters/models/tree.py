@@ -22,6 +22,8 @@ from mptt.signals import node_moved
 
 from chapters import tasks
 
+from .rendering import render_unresolved
+
 __all__ = [
     "TREE_FIELDS",
     "TREE_LOCK_KEY",
@@ -105,10 +107,14 @@ class TreeWrite:
         tell_watchers: whether the watchers hear of its revisions (a review's approval
             tells them itself).
         tasks: further ``(task, args)`` to enqueue as the write ends, in order.
+        rendered: the bodies rendered before the lock was taken, by their text
+            (:class:`~.rendering.RenderedBody`), which ``Node.save()`` and ``Node.clean()``
+            take instead of rendering.
     """
 
-    def __init__(self, *, user, summary, base_url, using):
+    def __init__(self, *, user, summary, base_url, using, rendered=None):
         self.user, self.summary, self.using = user, summary, using
+        self.rendered = rendered or {}
         self.base_url = base_url or settings.WIKI_BASE_URL
         self.first_revision = self._latest_revision()
         self.render, self.mend_titles, self.mend_paths = set(), set(), set()
@@ -146,7 +152,7 @@ def current_write(using=None):
 
 
 @contextmanager
-def tree_write(*, user=None, summary=None, base_url=None, request=None, using=None):
+def tree_write(*, user=None, summary=None, base_url=None, request=None, using=None, bodies=()):
     """Open the one write to the tree: a transaction under :func:`lock_tree`, whose work that
     follows (e-mail, renders) is enqueued as tasks when it ends.
 
@@ -155,8 +161,11 @@ def tree_write(*, user=None, summary=None, base_url=None, request=None, using=No
     ``Node.delete()`` and ``move_node`` open one of their own when called outside of one
     (a script, the shell). Inside it the writer reads what it works from (the lock is held,
     so no other write changes it meanwhile), checks and writes; nothing slow may run in it:
-    bodies are rendered before it opens (``Node.prepare_body``). A write opened inside
-    another joins it, as ``transaction.atomic`` does.
+    the bodies the writer will save are named in ``bodies`` and rendered before the lock is
+    taken (:func:`~.rendering.render_unresolved`), and under it only their wiki links are
+    resolved. A write opened inside another joins it, as ``transaction.atomic`` does, and
+    renders nothing: a body saved in it that was not rendered before the lock is rendered
+    with its code plain, and again, highlighted, by a task (``Node.save()``).
 
     Args:
         user: the author of the revisions recorded, where a node names none.
@@ -166,6 +175,7 @@ def tree_write(*, user=None, summary=None, base_url=None, request=None, using=No
         request: the request writing, if any: its user is the author where ``user`` is
             None, and its address the one e-mail links to.
         using: the database alias; None for the default.
+        bodies: the Markdown texts the write will save, to render before the lock.
 
     Yields:
         The :class:`TreeWrite`.
@@ -175,6 +185,7 @@ def tree_write(*, user=None, summary=None, base_url=None, request=None, using=No
     if opened is not None:
         yield opened
         return
+    rendered = {body: render_unresolved(body) for body in set(bodies)}
     if request is not None:
         user = user if user is not None else request.user
         base_url = base_url or request.build_absolute_uri("/")
@@ -182,7 +193,9 @@ def tree_write(*, user=None, summary=None, base_url=None, request=None, using=No
         user = None
     with transaction.atomic(using=using):
         lock_tree(using)
-        write = TreeWrite(user=user, summary=summary, base_url=base_url, using=using)
+        write = TreeWrite(
+            user=user, summary=summary, base_url=base_url, using=using, rendered=rendered
+        )
         connection.tree_write = write
         try:
             yield write

@@ -3,18 +3,23 @@
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.crypto import get_random_string
 
-from chapters.books.builds import FORMATS, BookKey, build, ready
+from chapters.books.builds import FORMATS, BookKey, ready, start
 from chapters.caching import SOURCES, source_digest
-from chapters.models import Node, WikiVersion
+from chapters.models import BookBuild, Node, WikiVersion
+from chapters.worker import Worker
 
 
 class Command(BaseCommand):
     help = (
         "Build the PDF and EPUB of the whole curriculum and of every area (or of one "
         "section with --section) for the wiki's current version, as the download links "
-        "would, so that readers find them ready; books already built are skipped. Run it "
-        "after a deploy or from cron; books are kept under BOOKS_ROOT."
+        "would, so that readers find them ready; books already built are skipped. The "
+        "builds are started as the links start them (one task each, on the books queue), "
+        "then this command works as a worker of that queue until it is empty, beside any "
+        "other workers; --no-wait leaves them to the workers. Run it after a deploy or "
+        "from cron; books are kept under BOOKS_ROOT."
     )
 
     def add_arguments(self, parser):
@@ -22,8 +27,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--format", choices=sorted(FORMATS), help="Build only this format (default: both)."
         )
+        parser.add_argument(
+            "--no-wait",
+            action="store_false",
+            dest="wait",
+            help="Start the builds and leave them to the workers.",
+        )
 
-    def handle(self, *args, section, format, **options):
+    def handle(self, *args, section, format, wait, **options):
         if section is not None:
             root = Node.objects.filter(path=section.strip("/"), kind=Node.Kind.SECTION).first()
             if root is None:
@@ -33,15 +44,41 @@ class Command(BaseCommand):
             roots = [None, *Node.objects.filter(parent=None)]
         # The version of the pages, as chapters.caching.version() gives it to a request.
         version = f"{WikiVersion.current()[0]}-{source_digest(settings.BASE_DIR, SOURCES)}"
+        books = []
         for root in roots:
+            title = root.title if root is not None else "The Curriculum"
             for name in [format] if format else sorted(FORMATS):
                 key = BookKey(root.pk if root is not None else None, name, version)
-                title = root.title if root is not None else "The Curriculum"
                 if ready(key):
                     self.stdout.write(f"{title} ({name}): built already.")
-                elif build(key):
-                    self.stdout.write(
-                        f"{title} ({name}): built, {key.path.stat().st_size:,} bytes."
-                    )
                 else:
-                    self.stdout.write(f"{title} ({name}): another process is building it.")
+                    start(key, again=True)
+                    books.append((f"{title} ({name})", key))
+        if not books:
+            return
+        if not wait:
+            for label, _key in books:
+                self.stdout.write(f"{label}: started; a worker builds it.")
+            return
+        Worker(
+            queue_names=["books"],
+            excluded_queue_names=[],
+            interval=0,
+            batch=True,
+            backend_name="default",
+            startup_delay=False,
+            max_tasks=None,
+            worker_id=get_random_string(32),
+        ).run()
+        failed = 0
+        for label, key in books:
+            build = key.builds.first()
+            if build is not None and build.status == BookBuild.Status.BUILT:
+                self.stdout.write(f"{label}: built, {key.path.stat().st_size:,} bytes.")
+            elif build is not None and build.status == BookBuild.Status.FAILED:
+                self.stdout.write(f"{label}: failed, {build.error}")
+                failed += 1
+            else:
+                self.stdout.write(f"{label}: being built by another worker.")
+        if failed:
+            raise CommandError(f"{failed} book(s) could not be built: see the log above.")

@@ -21,9 +21,12 @@ meanwhile):
    than the column); the nodes loaded get
    their body rendered (HTML, text, headings, links), and a revision dated as the row's
    ``updated`` where their content differs from their latest revision, so loading the same
-   fixture again records nothing;
-4. the other nodes whose bodies link somewhere are rendered again: their links may find
-   the nodes just loaded.
+   fixture again records nothing. Under the tree's lock no lexer runs: code is rendered
+   plain;
+4. once the load has committed and let go of the lock, the nodes loaded with code are
+   rendered again, highlighted, and so are the other nodes whose bodies link somewhere: their
+   links may find the nodes just loaded (``Node.refresh_body``, each in a transaction of its
+   own).
 """
 
 from django.core.management.base import CommandError
@@ -55,6 +58,14 @@ class Command(loaddata.Command):
         with tree_write(using=self.using):
             self._load(fixture_labels)
 
+    def handle(self, *fixture_labels, **options):
+        """Load the fixtures (Django's ``handle``: one transaction), then, once it has
+        committed, render again the nodes it left to render (step 4 above)."""
+        self.render_after = []
+        super().handle(*fixture_labels, **options)
+        for node in Node.objects.using(self.using).filter(pk__in=self.render_after):
+            node.refresh_body()
+
     def _load(self, fixture_labels):
         """Load, check and derive, in the write to the tree open (see :meth:`loaddata`)."""
         try:
@@ -84,7 +95,9 @@ class Command(loaddata.Command):
             )
         try:
             for node in Node.objects.filter(pk__in=self.loaded_nodes):
-                links = node.render_body()
+                links = node.render_body(highlight=False)
+                if "<pre" in node.body_html:
+                    self.render_after.append(node.pk)
                 Node.objects.filter(pk=node.pk).update(
                     body_html=node.body_html, body_text=node.body_text, headings=node.headings
                 )
@@ -93,8 +106,7 @@ class Command(loaddata.Command):
         except MarkdownError as error:
             raise CommandError(f"Problem installing fixtures: {node}: {error}") from error
         others = Node.objects.filter(body__contains="[").exclude(pk__in=self.loaded_nodes)
-        for node in others:
-            node.refresh_body()
+        self.render_after += others.values_list("pk", flat=True)
 
     def refusal(self):
         """Return the message of a load refused for the rows' own problems."""

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as etree
 from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 
-__all__ = ["WIKI_LINK", "WikiLinkExtension", "WikiLinkProcessor", "unresolved"]
+__all__ = ["WIKI_LINK", "WikiLinkExtension", "WikiLinkProcessor", "link_element", "unresolved"]
 
 # [[Target]] or [[Target|shown text]]; the target is a title or a path of titles
 # ("ML Compilers/Graph Optimization and Kernel Fusion"), as in MediaWiki's internal links.
@@ -32,13 +32,17 @@ class WikiLinkProcessor(InlineProcessor):
     def handleMatch(self, match, data):  # noqa: N802 (Python-Markdown's name)
         target = " ".join(match.group(1).split())
         text = (match.group(2) or target.rsplit("/", 1)[-1]).strip()
-        href, problem = self.resolve(target)
-        if href:
-            element = etree.Element("a", {"href": href, "class": "wikilink"})
-        else:
-            element = etree.Element("span", {"class": "wikilink-broken", "title": problem})
+        element = link_element(*self.resolve(target))
         element.text = text
         return element, match.start(0), match.end(0)
+
+
+def link_element(href, problem):
+    """Return a wiki link's element, without its text: an ``<a>`` to ``href``, or for a
+    broken link (``href`` None) a ``<span>`` whose tooltip is ``problem``."""
+    if href:
+        return etree.Element("a", {"href": href, "class": "wikilink"})
+    return etree.Element("span", {"class": "wikilink-broken", "title": problem})
 
 
 class WikiLinkExtension(Extension):

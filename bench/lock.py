@@ -1,0 +1,239 @@
+"""Time a save of a pathological body and another editor's drag at the same moment (issue 24).
+
+Usage, from the repository's root (see bench/README.md, "Saves and the tree's lock")::
+
+    .venv/bin/python bench/lock.py [--database sqlite|postgresql] [--workers 2]
+        [--postgres-url postgres://postgres@127.0.0.1:5432/postgres] [--no-fail]
+
+On a scratch database (a SQLite file in a temporary directory, or a PostgreSQL database
+``bench_lock_<pid>``, dropped afterwards) with the curriculum loaded, gunicorn serves the
+wiki as production does (``wiki/gunicorn.conf.py``, ``--workers`` synchronous workers).
+Two editors are signed in. For each body of :data:`BODIES` (the lexer scan's inputs, in the
+fence of the lexer that took longest on them, and the body limit's worst cases), editor A
+saves a chapter through the admin's change form with that body while, a moment after A's
+request has gone out, editor B drags another chapter in the admin's tree (as
+django-mptt's script posts it). Each request is timed from its sending to its last byte.
+
+The targets (issue 24): each save answers within :data:`SAVE_TARGET_MS` and each drag within
+:data:`DRAG_TARGET_MS`. Exits 1 when one is missed, unless ``--no-fail``.
+"""
+
+import argparse
+import http.cookiejar
+import os
+import re
+import secrets
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.measure import free_port, gunicorn_command, wait_until_up  # noqa: E402
+from bench.run import environment, scratch_database  # noqa: E402
+
+SAVE_TARGET_MS = 1000
+DRAG_TARGET_MS = 100
+# How long after the save's request B's drag is sent: the save is past its form's checks and
+# rendering, where it used to hold the lock.
+DRAG_DELAY = 0.1
+
+# ``(name, language, code)``: what each save's body holds, in a fence of ``language``, at
+# the body limit (100,000 characters with the fence).
+LIMIT = 100_000 - 20
+BODIES = [
+    ("a×N, lilypond", "lilypond", "a" * LIMIT),
+    ("a×N, python", "python", "a" * LIMIT),
+    ("'a b '×N, lilypond", "lilypond", "a b " * (LIMIT // 4)),
+    ("nested brackets, scheme", "scheme", "(" * (LIMIT // 2) + ")" * (LIMIT // 2)),
+    ("nested brackets, lilypond", "lilypond", "{" * (LIMIT // 2) + "}" * (LIMIT // 2)),
+    ("quotes, bash", "bash", '"' * LIMIT),
+    ("quotes, lilypond", "lilypond", '"a' * (LIMIT // 2)),
+]
+
+
+class Editor:
+    """A signed-in admin user of the served wiki: a cookie jar and the forms' tokens."""
+
+    def __init__(self, base, username):
+        self.base = base
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+        )
+        login = f"{base}/admin/login/"
+        fields = {"username": username, "password": "bench", "next": "/admin/"}
+        status, _ = self.post(login, {**fields, "csrfmiddlewaretoken": self.token(self.get(login))})
+        if status != 200:
+            raise RuntimeError(f"{username} could not sign in: {status}")
+
+    def get(self, url):
+        """Return the text of ``url``."""
+        with self.opener.open(url, timeout=120) as response:
+            return response.read().decode()
+
+    def post(self, url, fields):
+        """Post ``fields`` to ``url``; return the status and the milliseconds to the last
+        byte."""
+        data = urllib.parse.urlencode(fields, doseq=True).encode()
+        request = urllib.request.Request(url, data=data, headers={"Referer": url})
+        started = time.perf_counter()
+        try:
+            with self.opener.open(request, timeout=120) as response:
+                response.read()
+                status = response.status
+        except urllib.error.HTTPError as error:
+            status = error.code
+        return status, (time.perf_counter() - started) * 1000
+
+    @staticmethod
+    def token(page):
+        """Return the CSRF token of the first form of ``page``."""
+        return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+
+
+def change_form(editor, url):
+    """Return the fields of the admin's change form at ``url``, as a browser posts them."""
+    from bs4 import BeautifulSoup
+
+    form = BeautifulSoup(editor.get(url), "html.parser").find("form", id="node_form")
+    fields = {}
+    for element in form.find_all(["input", "textarea", "select"]):
+        name = element.get("name")
+        if not name or element.get("type") in ("submit", "button", "checkbox"):
+            continue
+        if element.name == "textarea":
+            fields[name] = element.text
+        elif element.name == "select":
+            chosen = element.find("option", selected=True)
+            fields[name] = chosen["value"] if chosen else ""
+        else:
+            fields[name] = element.get("value", "")
+    return fields
+
+
+def prepare(url):
+    """Migrate the scratch database at ``url``, load the curriculum, add the two editors;
+    return the change form's path of the saved chapter and the drag's fields."""
+    env = environment(url)
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    subprocess.run(
+        [*manage, "loaddata", "fixtures/curriculum.json", "-v0"], cwd=ROOT, env=env, check=True
+    )
+    script = (
+        "from django.contrib.auth.models import User\n"
+        "from chapters.models import Node\n"
+        "for name in ('editor-a', 'editor-b'):\n"
+        "    User.objects.create_superuser(name, f'{name}@example.com', 'bench')\n"
+        "chapters = list(Node.objects.filter(kind='chapter').order_by('tree_id', 'lft'))\n"
+        "saved, dragged = chapters[10], chapters[60]\n"
+        "print(saved.pk, dragged.pk, dragged.parent_id)\n"
+    )
+    shell = subprocess.run(
+        [*manage, "shell", "-c", script], cwd=ROOT, env=env, check=True, capture_output=True
+    )
+    saved, dragged, section = shell.stdout.split()[-3:]
+    return f"/admin/chapters/node/{int(saved)}/change/", int(dragged), int(section)
+
+
+def measure(base, change_url, dragged, section):
+    """Save each body of :data:`BODIES` while the other editor drags; return the rows."""
+    a, b = Editor(base, "editor-a"), Editor(base, "editor-b")
+    changelist = f"{base}/admin/chapters/node/"
+    b_token = Editor.token(b.get(changelist))
+    rows = []
+    for number, (name, language, code) in enumerate(BODIES):
+        fields = change_form(a, f"{base}{change_url}")
+        fields["body"] = f"```{language}\n{code}\n```\n"
+        fields["summary"] = f"Bench {number}"
+        result = {}
+
+        def save(fields=fields, result=result):
+            result["save"] = a.post(f"{base}{change_url}", fields)
+
+        saving = threading.Thread(target=save)
+        saving.start()
+        time.sleep(DRAG_DELAY)
+        position = "first-child" if number % 2 == 0 else "last-child"
+        drag = {
+            "cmd": "move_node",
+            "cut_item": dragged,
+            "pasted_on": section,
+            "position": position,
+            "csrfmiddlewaretoken": b_token,
+        }
+        result["drag"] = b.post(changelist, drag)
+        saving.join()
+        (save_status, save_ms), (drag_status, drag_ms) = result["save"], result["drag"]
+        rows.append(
+            {
+                "body": name,
+                "save_status": save_status,
+                "save_ms": save_ms,
+                "drag_status": drag_status,
+                "drag_ms": drag_ms,
+            }
+        )
+        print(
+            f"{name:<28} save {save_status} {save_ms:8.0f} ms   drag {drag_status} "
+            f"{drag_ms:6.0f} ms",
+            flush=True,
+        )
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database", choices=["sqlite", "postgresql"], default="sqlite")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--postgres-url", default="postgres://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--no-fail", action="store_true")
+    args = parser.parse_args()
+    print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
+    with tempfile.TemporaryDirectory() as directory:
+        url, drop = scratch_database(args.database, f"lock_{secrets.token_hex(3)}", directory,
+                                     args.postgres_url)  # fmt: skip
+        try:
+            change_url, dragged, section = prepare(url)
+            port = free_port()
+            base = f"http://127.0.0.1:{port}"
+            log = open(Path(directory) / "gunicorn.log", "w")  # noqa: SIM115
+            server = subprocess.Popen(
+                [*gunicorn_command(port, args.workers), "wiki.wsgi"],
+                cwd=ROOT, env=environment(url), stdout=log, stderr=log,
+            )  # fmt: skip
+            try:
+                wait_until_up(f"{base}/")
+                rows = measure(base, change_url, dragged, section)
+            finally:
+                server.terminate()
+                server.wait(timeout=60)
+        finally:
+            drop()
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    failed = [
+        row
+        for row in rows
+        if row["save_status"] != 302
+        or row["save_ms"] > SAVE_TARGET_MS
+        or row["drag_status"] != 200
+        or row["drag_ms"] > DRAG_TARGET_MS
+    ]
+    worst_save = max(row["save_ms"] for row in rows)
+    worst_drag = max(row["drag_ms"] for row in rows)
+    print(
+        f"{'PASS' if not failed else 'MISS'}  {args.database}: slowest save {worst_save:.0f} ms "
+        f"(<= {SAVE_TARGET_MS}), slowest drag {worst_drag:.0f} ms (<= {DRAG_TARGET_MS}), "
+        f"every save a redirect and every drag OK"
+    )
+    return 1 if failed and not args.no_fail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
