@@ -10,6 +10,8 @@ Each concern has a module of its own:
 - :mod:`.sanitize`: the allowlists of tags, attributes and URL schemes (MathML's too), and
   the one function that applies bleach with them;
 - :mod:`.limits`: :class:`MarkdownError` and the limits that keep rendering time bounded;
+- :mod:`.lexing`: the kept child process that highlights code, killed at a body's budget
+  (:mod:`.mdx.highlight` tells the budget);
 - :mod:`.text`: the text a reader reads in rendered HTML (for search), and the wiki paths
   its links point at (for the ``Link`` rows);
 - :mod:`.mdx`: the wiki's own Python-Markdown extensions (math, nested lists, wiki links,
