@@ -295,6 +295,27 @@ DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL", "wiki@localhost
 # import, a script); writes made on the site use the request's.
 WIKI_BASE_URL = os.environ.get("WIKI_BASE_URL") or "http://127.0.0.1:8000/"
 
+# Webhooks (chapters/webhooks/): the networks whose private, loopback or link-local addresses
+# webhooks may still be sent to, comma-separated CIDR (e.g. "10.0.5.0/24"); none by default,
+# as a webhook aimed inside the servers' network would reach what only they can reach. And
+# how long a delivery waits for each step (connecting, sending, each read), in seconds.
+WIKI_WEBHOOK_ALLOW_PRIVATE = [
+    network.strip()
+    for network in os.environ.get("WIKI_WEBHOOK_ALLOW_PRIVATE", "").split(",")
+    if network.strip()
+]
+WIKI_WEBHOOK_TIMEOUT = float(os.environ.get("WIKI_WEBHOOK_TIMEOUT") or 5)
+
+# Metrics (chapters/metrics.py): /metrics answers staff users, a request bearing this token
+# ("Authorization: Bearer <token>") and the client addresses of these networks
+# (comma-separated CIDR, e.g. "10.0.0.0/8" for a Prometheus inside the network); nobody else.
+WIKI_METRICS_TOKEN = os.environ.get("WIKI_METRICS_TOKEN", "")
+WIKI_METRICS_ALLOW_IPS = [
+    network.strip()
+    for network in os.environ.get("WIKI_METRICS_ALLOW_IPS", "").split(",")
+    if network.strip()
+]
+
 # The wiki's name and what it is, told to search engines and link previews in every page's
 # <head> (meta description, Open Graph: chapters/templatetags/metadata.py).
 WIKI_NAME = "Curriculum Wiki"
