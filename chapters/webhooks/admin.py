@@ -8,11 +8,15 @@ import json
 
 from django import forms
 from django.contrib import admin
+from django.db import models
 from django.utils.html import format_html
 
 from ..models import Webhook, WebhookDelivery
 
 __all__ = ["WebhookAdmin", "WebhookDeliveryAdmin", "WebhookForm"]
+
+# A URL typed without a scheme is taken as https, as Django 6.0 will by default.
+ASSUME_HTTPS = {models.URLField: {"assume_scheme": "https"}}
 
 
 class WebhookForm(forms.ModelForm):
@@ -27,6 +31,11 @@ class WebhookForm(forms.ModelForm):
     class Meta:
         model = Webhook
         fields = ["name", "url", "secret", "events", "active"]
+        formfield_callback = staticmethod(
+            lambda field, **kwargs: field.formfield(
+                **{**ASSUME_HTTPS.get(type(field), {}), **kwargs}
+            )
+        )
 
 
 @admin.register(Webhook)
@@ -34,6 +43,7 @@ class WebhookAdmin(admin.ModelAdmin):
     """Register webhooks; each one's URL is checked (``chapters.webhooks.addresses``)."""
 
     form = WebhookForm
+    formfield_overrides = ASSUME_HTTPS
     list_display = ["name", "url", "active", "events_list", "created"]
     list_filter = ["active"]
     search_fields = ["name", "url"]
