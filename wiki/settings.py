@@ -112,6 +112,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Right after SecurityMiddleware, as WhiteNoise asks: static files skip the rest.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Counts and times every request but static files' (chapters.metrics): outside everything
+    # else, so that the time includes the reader cache's answers and the compression.
+    "chapters.metrics.RequestMetricsMiddleware",
     # Compresses every response not made for a signed-in user (wiki/compression.py): outside
     # the reader middleware below, so that readers' kept pages and 304s pass through it, and
     # inside WhiteNoise, which serves its own compressed copies of static files.
