@@ -1,6 +1,7 @@
 """Prometheus metrics at /metrics (chapters.metrics): closed to the public, open to staff, a
 token and allowed addresses; exact names and values."""
 
+import http.client
 from datetime import timedelta
 
 import pytest
@@ -11,6 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests import tasks
 from tests.helpers import role_user, run_with_environment
+from tests.test_gunicorn import gunicorn
 
 TOKEN = "scrape-me-please"
 
@@ -168,3 +170,39 @@ print(*[line for line in response.content.decode().splitlines()
         "200",
         'wiki_http_requests_total{status="2xx",view="chapters:home"} 4.0',
     ]
+
+
+def scrape(port):
+    """Return the samples of one /metrics answer of the gunicorn at ``port``."""
+    client = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        client.request("GET", "/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
+        answer = client.getresponse()
+        assert answer.status == 200
+        text = answer.read().decode()
+    finally:
+        client.close()
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_metrics_under_gunicorn_workers_add_up_whichever_answers(tmp_path):
+    robots = ("wiki_http_requests_total", (("status", "2xx"), ("view", "chapters:robots")))
+    folder = tmp_path / "metrics"
+    with gunicorn(
+        tmp_path, workers=2, PROMETHEUS_MULTIPROC_DIR=str(folder), WIKI_METRICS_TOKEN=TOKEN
+    ) as port:
+        for _ in range(20):
+            client = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            client.request("GET", "/robots.txt")
+            assert client.getresponse().status == 200
+            client.close()
+        answers = [scrape(port) for _ in range(6)]
+    assert [found[robots] for found in answers] == [20] * 6
+    assert [found[("wiki_task_queue_depth", (("queue", "default"),))] for found in answers] == [
+        0
+    ] * 6
