@@ -11,8 +11,9 @@ What is measured, with prometheus-client (the Prometheus project's Python client
 - ``wiki_search_duration_seconds{kind}``: the time the search page (``page``) and the
   header's top results (``top``) take to find their results;
 - ``wiki_task_queue_depth{queue}`` and ``wiki_task_oldest_wait_seconds``: the tasks ready
-  to run, per queue, and how long the oldest has waited (``chapters.health``), read from the
-  database at each scrape, so they are right whichever process answers.
+  to run now, per queue, and how long the oldest has waited (``chapters.health``), read from
+  the database at each scrape, so they are right whichever process answers; a failed task
+  waiting for its retry's delay (``chapters.worker``) counts once its time has come.
 
 The counters and histograms live in each process's memory. Under gunicorn's several
 workers, a scrape reaches one of them: set ``PROMETHEUS_MULTIPROC_DIR`` to an empty folder

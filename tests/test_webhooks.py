@@ -460,3 +460,32 @@ def test_webhook_admin_registers_and_logs_read_only(admin_client, small_tree, re
     (shown,) = soup(change).select(".field-payload_json pre")
     assert json.loads(shown.get_text()) == delivery.payload
     assert admin_client.get(reverse("admin:chapters_webhookdelivery_add")).status_code == 403
+
+
+@pytest.mark.django_db
+def test_webhook_https_to_a_server_without_tls_fails_and_is_retried(
+    small_tree, receiver, run_tasks
+):
+    hook(receiver.url.replace("http://", "https://"), events=["page.changed"])
+    edit("Chapter One", body="Over TLS.")
+    run_tasks()
+    delivery = WebhookDelivery.objects.get()
+    assert (delivery.state, delivery.attempts, delivery.status_code) == ("failed", 1, None)
+    assert delivery.error.startswith("SSLError: ")
+    (waiting,) = DBTaskResult.objects.filter(status="READY")
+    assert waiting.task_path == "chapters.tasks.deliver_webhook"
+
+
+@pytest.mark.django_db
+def test_webhook_made_inactive_before_its_delivery_is_not_sent(receiver, run_tasks):
+    webhook = hook(receiver.url, events=["page.changed"])
+    assert events.announce("page.changed", "test:1", {"event": "page.changed"}) == 1
+    Webhook.objects.filter(pk=webhook.pk).update(active=False)
+    run_tasks()
+    assert receiver.received == []
+    delivery = WebhookDelivery.objects.get()
+    assert (delivery.state, delivery.attempts, delivery.error) == (
+        "waiting",
+        0,
+        "Not sent: the webhook was made inactive.",
+    )

@@ -41,6 +41,12 @@ manner of cookiecutter-django:
   (default ``localhost``), ``DJANGO_EMAIL_PORT`` (default 25), ``DJANGO_EMAIL_HOST_USER``,
   ``DJANGO_EMAIL_HOST_PASSWORD`` and ``DJANGO_EMAIL_USE_TLS`` (a flag), from
   ``DJANGO_DEFAULT_FROM_EMAIL`` (default ``wiki@localhost``).
+- ``WIKI_WEBHOOK_ALLOW_PRIVATE``: comma-separated networks (CIDR) whose private, loopback or
+  link-local addresses webhooks may be sent to (``chapters.webhooks.addresses``). Default:
+  none. ``WIKI_WEBHOOK_TIMEOUT``: the seconds a delivery waits for each step. Default: 5.
+- ``WIKI_METRICS_TOKEN``: the bearer token that opens ``/metrics`` to a scraper, and
+  ``WIKI_METRICS_ALLOW_IPS``: comma-separated networks (CIDR) whose clients may read it
+  (``chapters.metrics``). Default: neither; staff users only.
 
 With debug off, static files are served by WhiteNoise from ``STATIC_ROOT`` under hashed,
 compressed names, so ``manage.py collectstatic`` must have run (``bin/serve-production`` runs

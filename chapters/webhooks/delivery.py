@@ -126,7 +126,11 @@ def deliver(pk):
         DeliveryFailed: the receiver could not be reached in time or did not answer 2xx.
     """
     delivery = WebhookDelivery.objects.select_related("webhook").filter(pk=pk).first()
-    if delivery is None or delivery.delivered or not delivery.webhook.active:
+    if delivery is None or delivery.delivered:
+        return "skipped"
+    if not delivery.webhook.active:
+        delivery.error = "Not sent: the webhook was made inactive."
+        delivery.save(update_fields=["error"])
         return "skipped"
     delivery.attempts += 1
     delivery.last_attempt = timezone.now()

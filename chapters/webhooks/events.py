@@ -98,6 +98,7 @@ def _previous(revisions, first):
     the nodes of ``revisions`` (two queries)."""
     latest = (
         Node.history.filter(id__in={r.id for r in revisions}, history_id__lte=first)
+        .order_by()
         .values("id")
         .annotate(latest=Max("history_id"))
         .values_list("latest", flat=True)
