@@ -38,11 +38,12 @@ EDIT_INTERVAL = 1.0  # seconds between renames while wrk loads the page
 LOAD_SECONDS = 6  # at least; more when bench/run.py's --duration is longer
 
 TARGET_SIZE = 20000
-# The targets of issue 19, at TARGET_SIZE nodes.
+# The targets of issue 19, at TARGET_SIZE nodes, and issue 24's for the slowest answer (it
+# was 1,000 ms): the write path that renders before the lock must not lose the margin.
 TARGETS = {
     "page_kb": 150,  # a chapter page's size, in KB, at most
     "edit_first_ms": 300,  # the first page after an edit (median of EDITS), at most
-    "load_max_ms": 1000,  # the slowest answer under load while edits happen, at most
+    "load_max_ms": 500,  # the slowest answer under load while edits happen, at most
     "worker_rss_mb": 150,  # a worker's memory after EDITS edits, at most
 }
 

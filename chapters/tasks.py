@@ -20,6 +20,7 @@ __all__ = [
     "build_book",
     "deliver_webhook",
     "mend_links",
+    "process_media",
     "render_pages",
     "send_notifications",
     "tell_watchers",
@@ -72,6 +73,16 @@ def mend_links(titles, paths):
     from .models import mend_broken_links
 
     mend_broken_links(titles, paths)
+
+
+@task()
+def process_media(pk, version):
+    """Process version ``version`` of the media item ``pk`` (``chapters.media.processing``):
+    an image cleaned of its metadata and given its copies, then the pages naming the item
+    rendered again; a file that is no image only renders them."""
+    from .media import processing
+
+    processing.process(pk, version)
 
 
 @task(queue_name="books")

@@ -10,7 +10,7 @@ from tests.images import HTML_PAGE, png_upload, upload
 
 
 @pytest.mark.django_db
-def test_admin_uploads_and_replaces_through_the_library(client):
+def test_admin_uploads_and_replaces_through_the_library(client, run_tasks):
     client.force_login(role_user("ed", "Editor"))
     response = client.post(
         "/admin/chapters/mediaitem/add/",
@@ -19,6 +19,11 @@ def test_admin_uploads_and_replaces_through_the_library(client):
     assert response.status_code == 302
     item = MediaItem.objects.get()
     assert (item.name, item.title, item.alt, item.width) == ("kernel-map.png", "Map", "A map", 1200)
+    listed = soup(client.get("/admin/chapters/mediaitem/"))
+    assert [td.text for td in listed.select("td.field-state")] == ["Processing"]
+    run_tasks()
+    listed = soup(client.get("/admin/chapters/mediaitem/"))
+    assert [td.text for td in listed.select("td.field-state")] == ["Ready"]
     change = f"/admin/chapters/mediaitem/{item.pk}/change/"
     response = client.post(
         change,

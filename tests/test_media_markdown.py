@@ -6,10 +6,10 @@ import pytest
 from django.db.models import ProtectedError
 
 from chapters.markdown import render_markdown
-from chapters.media import uploads
+from chapters.media import processing, uploads
 from chapters.models import MediaItem, MediaResolver, MediaUse, Node
 from tests.helpers import edit, node, role_user, soup
-from tests.images import png_upload, upload
+from tests.images import image_bytes, png_upload, upload
 
 FIGURE = (
     '<p><a class="media-image" href="/media/diagram.png?v=1">'
@@ -21,9 +21,11 @@ FIGURE = (
 
 
 def add(name="diagram.png", width=1200, height=800):
-    """Add an image to the library; return it."""
+    """Add an image to the library and process it as its task does; return it."""
     user = role_user(f"up-{name}", "Editor")
-    return uploads.add(png_upload(name, width, height), title="T", alt="A", uploader=user)
+    item = uploads.add(png_upload(name, width, height), title="T", alt="A", uploader=user)
+    processing.process(item.pk, item.version)
+    return MediaItem.objects.get(pk=item.pk)
 
 
 @pytest.mark.django_db
@@ -82,22 +84,51 @@ def test_missing_or_wrong_references_are_visible_placeholders_and_broken_links(c
     ]
 
 
+PLACEHOLDER = (
+    '<p><span class="media-processing" title="This image is being prepared: it shows here in '
+    'a moment."><img alt="Two kernels" height="{height}" loading="lazy" '
+    'src="/media/diagram.png?v={version}" width="{width}"></span></p>'
+)
+
+
 @pytest.mark.django_db
-def test_uploading_a_missing_name_mends_the_pages_and_replacing_renders_them_again(
-    small_tree, django_capture_on_commit_callbacks
+def test_pages_show_a_sized_placeholder_until_the_task_has_processed_the_image(
+    client, small_tree, run_tasks
 ):
     edit("Chapter One", body="![Two kernels](image:diagram.png)")
+    run_tasks()
     assert "media-missing" in node("Chapter One").body_html
-    with django_capture_on_commit_callbacks(execute=True):
-        item = add()
+    uploads.add(png_upload(), title="T", alt="A", uploader=None)
+    assert run_tasks() == 1
     assert node("Chapter One").body_html == FIGURE
+    item = MediaItem.objects.get()
     assert MediaUse.objects.get().media == item
-    with django_capture_on_commit_callbacks(execute=True):
-        uploads.replace(item, png_upload("b.png", 300, 200), uploader=None)
-    assert node("Chapter One").body_html == (
+    uploads.replace(item, png_upload("b.png", 300, 200), uploader=None)
+    edit("Chapter Two", body="![Two kernels](image:diagram.png)")
+    assert node("Chapter Two").body_html == PLACEHOLDER.format(width=300, height=200, version=2)
+    page = client.get("/area-a/section-a1/chapter-two/").content.decode()
+    assert PLACEHOLDER.format(width=300, height=200, version=2) in page
+    run_tasks()
+    ready = (
         '<p><a class="media-image" href="/media/diagram.png?v=2"><img alt="Two kernels" '
         'height="200" loading="lazy" src="/media/diagram.png?v=2" width="300"></a></p>'
     )
+    assert [node(title).body_html for title in ("Chapter One", "Chapter Two")] == [ready, ready]
+    page = soup(client.get("/area-a/section-a1/chapter-two/"))
+    assert page.select(".body .media-processing") == []
+
+
+@pytest.mark.django_db
+def test_an_image_that_failed_is_missing_from_pages_and_a_broken_link(small_tree, run_tasks):
+    broken = image_bytes(300, 200)
+    uploads.add(upload("diagram.png", broken[:300]), title="T", alt="A", uploader=None)
+    edit("Chapter One", body="![Two kernels](image:diagram.png)")
+    run_tasks()
+    assert node("Chapter One").body_html == (
+        '<p><span class="media-missing" title="“diagram.png” could not be read: its pixels are '
+        'damaged. Replace it in the media library.">Image not available: Two kernels</span></p>'
+    )
+    assert MediaUse.objects.get().problem.startswith("“diagram.png” could not be read")
 
 
 def test_raw_image_attributes_are_kept_only_as_the_extension_writes_them():
@@ -179,11 +210,12 @@ def test_resolver_looks_every_reference_up_in_one_query(django_assert_num_querie
     ]
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_page_that_fails_to_render_after_an_upload_is_logged_not_a_500(
-    client, small_tree, monkeypatch, caplog
+@pytest.mark.django_db
+def test_a_page_that_fails_to_render_after_an_upload_fails_the_task_not_the_upload(
+    client, small_tree, monkeypatch, run_tasks, caplog
 ):
     edit("Chapter One", body="![Two kernels](image:diagram.png)")
+    run_tasks()
 
     def fail(self):
         raise RuntimeError("rendering failed")
@@ -194,4 +226,6 @@ def test_a_page_that_fails_to_render_after_an_upload_is_logged_not_a_500(
         "/media/upload/", {"file": png_upload(), "alt": "A"}, HTTP_ACCEPT="application/json"
     )
     assert (response.status_code, response.json()["name"]) == (201, "diagram.png")
+    assert run_tasks() == 1
     assert "rendering failed" in caplog.text
+    assert MediaItem.objects.get().state == "ready"

@@ -17,12 +17,14 @@ from tests.images import HTML_PAGE, png_upload, upload
 PDF = b"%PDF-1.7\n%%EOF\n"
 
 
-def library():
-    """Add an image that Chapter One shows and a PDF no page uses; return their bytes."""
+def library(run_tasks):
+    """Add an image that Chapter One shows and a PDF no page uses, processed by their
+    tasks; return their bytes."""
     uploads.add(
         png_upload("diagram.png", 600, 400), title="Diagram", alt="Two kernels", uploader=None
     )
     uploads.add(upload("notes.pdf", PDF), title="Notes", alt="", uploader=None)
+    run_tasks()
     edit("Chapter One", body="![Two kernels](image:diagram.png)")
     return {item.name: item.file.open().read() for item in MediaItem.objects.all()}
 
@@ -42,10 +44,8 @@ def rows():
 
 
 @pytest.mark.django_db
-def test_markdown_folder_holds_the_library_and_brings_it_back(
-    small_tree, django_capture_on_commit_callbacks
-):
-    stored = library()
+def test_markdown_folder_holds_the_library_and_brings_it_back(small_tree, run_tasks):
+    stored = library(run_tasks)
     before = rows()
     files = export_files()
     assert sorted(path for path in files if path.startswith("media/")) == [
@@ -58,8 +58,8 @@ def test_markdown_folder_holds_the_library_and_brings_it_back(
     assert files["media/diagram.png"] == stored["diagram.png"]
     html = node("Chapter One").body_html
     forget_media()
-    with django_capture_on_commit_callbacks(execute=True):
-        result = import_folder(read_zip(zip_folder(files)))
+    result = import_folder(read_zip(zip_folder(files)))
+    run_tasks()
     assert [str(change) for change in result.changes] == [
         "added media/diagram.png", "added media/notes.pdf",
     ]  # fmt: skip
@@ -71,8 +71,10 @@ def test_markdown_folder_holds_the_library_and_brings_it_back(
 
 
 @pytest.mark.django_db
-def test_markdown_import_replaces_a_changed_file_and_refuses_a_bad_one(small_tree, tmp_path):
-    library()
+def test_markdown_import_replaces_a_changed_file_and_refuses_a_bad_one(
+    small_tree, tmp_path, run_tasks
+):
+    library(run_tasks)
     files = export_files()
     files["media/notes.pdf"] = b"%PDF-1.7\nnew\n"
     dry = import_folder(files, dry_run=True)
@@ -95,8 +97,8 @@ def test_markdown_import_replaces_a_changed_file_and_refuses_a_bad_one(small_tre
 
 
 @pytest.mark.django_db
-def test_section_folder_holds_only_the_media_its_pages_use(small_tree):
-    library()
+def test_section_folder_holds_only_the_media_its_pages_use(small_tree, run_tasks):
+    library(run_tasks)
     files = export_files(Node.objects.get(path="area-a"))
     assert sorted(path for path in files if path.startswith("media/")) == [
         "media/diagram.png", "media/media.json",
@@ -105,9 +107,9 @@ def test_section_folder_holds_only_the_media_its_pages_use(small_tree):
 
 @pytest.mark.django_db
 def test_export_curriculum_with_media_restores_into_an_empty_database(
-    small_tree, tmp_path, django_capture_on_commit_callbacks
+    small_tree, tmp_path, run_tasks
 ):
-    library()
+    library(run_tasks)
     before, html = rows(), node("Chapter One").body_html
     exported = tmp_path / "export"
     call_command("export_curriculum", output=tmp_path / "wiki.json", media=exported / "media")
@@ -116,9 +118,7 @@ def test_export_curriculum_with_media_restores_into_an_empty_database(
     ]  # fmt: skip
     forget_media()
     Node.objects.all().delete()
-    with django_capture_on_commit_callbacks(execute=True):
-        call_command(
-            "import_curriculum", tmp_path / "wiki.json", media=exported / "media", verbosity=0
-        )
+    call_command("import_curriculum", tmp_path / "wiki.json", media=exported / "media", verbosity=0)
+    run_tasks()
     assert rows() == before
     assert node("Chapter One").body_html == html

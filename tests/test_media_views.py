@@ -2,13 +2,22 @@
 kind, the library's pages, uploading, replacing and deleting, and who may."""
 
 import pytest
+from django.core.files.storage import default_storage
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 
-from chapters.media import uploads
+from chapters.media import processing, uploads
 from chapters.models import RESERVED_ROOT_SLUGS, MediaItem, MediaVersion
 from tests.helpers import role_user, run_with_environment, soup
-from tests.images import HTML_PAGE, SVG_WITH_SCRIPT, huge_png, png_upload, upload
+from tests.images import (
+    HTML_PAGE,
+    SECRET,
+    SVG_WITH_SCRIPT,
+    huge_png,
+    png_upload,
+    upload,
+    with_metadata,
+)
 
 
 def uploader():
@@ -20,9 +29,11 @@ def uploader():
 
 
 def add_image(name="diagram.png", width=1200, height=800, alt="A diagram"):
-    """Add an image to the library as an editor; return it."""
+    """Add an image to the library as an editor and process it as its task does; return it."""
     editor = uploader()
-    return uploads.add(png_upload(name, width, height), title="Diagram", alt=alt, uploader=editor)
+    item = uploads.add(png_upload(name, width, height), title="Diagram", alt=alt, uploader=editor)
+    processing.process(item.pk, item.version)
+    return MediaItem.objects.get(pk=item.pk)
 
 
 def add_file(name="notes.pdf", content=b"%PDF-1.7\n%%EOF\n"):
@@ -61,6 +72,28 @@ def test_image_is_served_inline_and_its_copies_as_webp(client):
     assert again.status_code == 304
     plain = client.get("/media/diagram.png", HTTP_ACCEPT_ENCODING="gzip")
     assert ("Content-Encoding" in plain, plain["Content-Length"]) == (False, str(item.size))
+
+
+@pytest.mark.django_db
+def test_an_image_being_processed_is_served_as_a_grey_placeholder_kept_by_no_one(client, run_tasks):
+    item = uploads.add(upload("photo.jpg", with_metadata("JPEG")), title="", alt="A", uploader=None)
+    response = client.get("/media/photo.jpg?v=1")
+    assert (response.status_code, response.content.decode()) == (
+        200,
+        '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="400" viewBox="0 0 200 400">'
+        '<rect width="100%" height="100%" fill="#d8dce2"/></svg>',
+    )
+    assert {name: response[name] for name in ("Content-Type", "Cache-Control")} == {
+        "Content-Type": "image/svg+xml",
+        "Cache-Control": "max-age=0, no-cache, no-store, must-revalidate, private",
+    }
+    assert "ETag" not in response
+    assert client.get("/media/photo.jpg/480.webp?v=1").status_code == 404
+    run_tasks()
+    served = client.get("/media/photo.jpg?v=1")
+    content = b"".join(served.streaming_content)
+    assert (served["Content-Type"], SECRET in content) == ("image/jpeg", False)
+    assert content == default_storage.open(MediaItem.objects.get(pk=item.pk).file.name).read()
 
 
 @pytest.mark.django_db
@@ -113,6 +146,7 @@ def test_upload_endpoint_answers_json_and_refuses_with_the_reason(client):
             "title": "Kernel Map.png",
             "alt": "A map",
             "kind": "image",
+            "state": "processing",
             "url": "/media/kernel-map.png",
             "thumbnail": "/media/kernel-map.png?v=1",
             "markdown": "![A map](image:kernel-map.png)",
@@ -132,7 +166,7 @@ def test_upload_endpoint_answers_json_and_refuses_with_the_reason(client):
     assert {name: (r.status_code, r.json()["error"]) for name, r in answers.items()} == {
         "huge.png": (
             200,
-            "“huge.png” has too many pixels: at most 40,000,000 pixels (width × height) are "
+            "“huge.png” has too many pixels: at most 100,000,000 pixels (width × height) are "
             "accepted. Scale it down and upload it again.",
         ),
         "cat.png": (200, "“cat.png” holds HTML or XML, which is not accepted."),
@@ -185,11 +219,19 @@ def test_library_lists_searches_and_uploads_with_a_plain_form(client):
 
 
 @pytest.mark.django_db
-def test_replace_keeps_the_url_and_lists_the_old_version(client):
+def test_replace_keeps_the_url_and_lists_the_old_version(client, run_tasks):
     add_image()
     client.force_login(role_user("ed", "Editor"))
     response = client.post("/media/diagram.png/replace/", {"file": png_upload("b.png", 600, 300)})
     assert response["Location"] == "/media/diagram.png/"
+    page = soup(client.get("/media/diagram.png/"))
+    assert [p.text for p in page.select(".media-state")] == [
+        "Processing: the image is being prepared (its metadata removed, its smaller copies "
+        "made). Pages show a placeholder of its size until it is ready; reload this page in a "
+        "moment."
+    ]
+    assert page.select(".media-facts dd")[-1].text == "Processing"
+    run_tasks()
     item = MediaItem.objects.get()
     facts = soup(client.get("/media/diagram.png/")).select(".media-facts dd")
     assert [dd.text for dd in facts][3:5] == [
@@ -235,7 +277,8 @@ def test_media_settings_come_from_the_environment():
     )
     local = run_with_environment(code, DJANGO_SECRET_KEY="k", DJANGO_MEDIA_ROOT="/srv/media")
     assert local.split() == [
-        "/srv/media", "20971520", "40000000", "django.core.files.storage.FileSystemStorage", "None",
+        "/srv/media", "20971520", "100000000", "django.core.files.storage.FileSystemStorage",
+        "None",
     ]  # fmt: skip
     s3 = run_with_environment(
         code, DJANGO_SECRET_KEY="k", WIKI_MEDIA_S3_BUCKET="wiki-media", WIKI_MEDIA_MAX_SIZE="1000",

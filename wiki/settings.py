@@ -380,9 +380,11 @@ if os.environ.get("WIKI_MEDIA_S3_BUCKET"):
     }
 # What an upload may be (chapters.media.uploads): its size in bytes, and an image's pixels
 # (width times height), checked from the image's header before any pixel is decoded, so a
-# small file claiming a huge image (a decompression bomb) is refused.
+# small file claiming a huge image (a decompression bomb) is refused. 100 million pixels
+# take a photo of any phone; a task decodes them (chapters.media.processing), not the
+# request. Pillow itself refuses more than about 179 million (twice its MAX_IMAGE_PIXELS).
 MEDIA_MAX_SIZE = int(os.environ.get("WIKI_MEDIA_MAX_SIZE") or 20 * 1024 * 1024)
-MEDIA_MAX_PIXELS = int(os.environ.get("WIKI_MEDIA_MAX_PIXELS") or 40_000_000)
+MEDIA_MAX_PIXELS = int(os.environ.get("WIKI_MEDIA_MAX_PIXELS") or 100_000_000)
 # The widths, in pixels, of the WebP copies made of each uploaded image wider than them.
 MEDIA_VARIANT_WIDTHS = (480, 960, 1920)
 

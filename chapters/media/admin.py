@@ -1,7 +1,8 @@
 """The media library in Django's admin: browse, search, upload, replace, delete.
 
 The same rules as the site's library (``chapters.media.views``): who may is
-``permissions.can_upload``; an upload is checked and stored by ``chapters.media.uploads``;
+``permissions.can_upload``; an upload is checked and stored by ``chapters.media.uploads``
+and processed by a task (an item's state, listed and filtered, says how far it is);
 deleting an item that pages use is refused by Django's own delete view, which lists the
 protected rows (its ``MediaUse`` rows, shown as the pages using it).
 """
@@ -63,7 +64,9 @@ class MediaVersionInline(admin.TabularInline):
     """The files an item held before, read only."""
 
     model = MediaVersion
-    fields = readonly_fields = ["version", "size", "width", "height", "uploader", "replaced"]
+    fields = readonly_fields = [
+        "version", "state", "size", "width", "height", "uploader", "replaced",
+    ]  # fmt: skip
     extra = 0
     can_delete = False
 
@@ -90,11 +93,11 @@ class MediaItemAdmin(admin.ModelAdmin):
     """Images and files: listed newest first, searched by name, title and alt text."""
 
     form = MediaItemForm
-    list_display = ["name", "thumbnail", "title", "kind", "size", "uploader", "uploaded"]
-    list_filter = ["kind"]
+    list_display = ["name", "thumbnail", "title", "kind", "state", "size", "uploader", "uploaded"]
+    list_filter = ["kind", "state"]
     search_fields = ["name", "title", "alt"]
     readonly_fields = FILE_FIELDS = [
-        "name", "kind", "preview", "content_type", "size", "width", "height",
+        "name", "kind", "state", "preview", "content_type", "size", "width", "height",
     ]  # fmt: skip
     fieldsets = [
         (None, {"fields": ["upload", "title", "alt"]}),
@@ -104,8 +107,8 @@ class MediaItemAdmin(admin.ModelAdmin):
 
     @admin.display(description="image")
     def thumbnail(self, item):
-        """Return a small copy of an image, or nothing for a file."""
-        if not item.is_image:
+        """Return a small copy of an image, or nothing for a file or an image not ready."""
+        if not item.is_image or not item.is_ready:
             return ""
         return format_html('<img src="{}" alt="" width="80">', item.thumbnail_url)
 

@@ -2,37 +2,44 @@
 
 :func:`inspect` decides what an uploaded file is from its bytes, never from its name or the
 type the browser claims: an image Pillow reads (PNG, JPEG, WebP, GIF, AVIF), a PDF, a ZIP
-or UTF-8 text. It refuses, with a sentence saying why: a file over ``MEDIA_MAX_SIZE``; an
-image of more than ``MEDIA_MAX_PIXELS`` pixels, read from its header before any pixel is
-decoded (a decompression bomb), or an animation whose frames together have more than
-``ANIMATION_PIXELS`` times that; SVG, which can carry scripts; HTML, whatever its name; a file
-named like an image that holds none; and any other type.
+or UTF-8 text. For an image it reads the header only, no pixel decoded. It refuses, with a
+sentence saying why: a file over ``MEDIA_MAX_SIZE``; an image of more than
+``MEDIA_MAX_PIXELS`` pixels, read from its header (a decompression bomb), or an animation
+whose frames together have more than ``ANIMATION_PIXELS`` times that; SVG, which can carry
+scripts; HTML, whatever its name; a file named like an image that holds none; and any other
+type.
 
-:func:`add` and :func:`replace` store what :func:`inspect` accepted. An image is stored
-re-encoded from its decoded pixels, turned upright by its EXIF orientation first, so that
-its metadata (EXIF, with the camera's location) is not kept; resized WebP copies are made
-for each of ``MEDIA_VARIANT_WIDTHS`` narrower than it, except of animations, shown as they
-are. Both render again, once committed, the pages naming the item.
+:func:`add` and :func:`replace` store what :func:`inspect` accepted as it was uploaded and
+enqueue ``chapters.tasks.process_media``, which does the slow part (``.processing``): an
+image is decoded, turned upright, stripped of its metadata and given its WebP copies there,
+and until then is "processing", never served, shown in pages as a placeholder of its size.
+Then the task renders again the pages naming the item.
+
+Two uploads of one name at once get two names: the name is taken by inserting the row (the
+database's unique constraint decides, on PostgreSQL and on SQLite), and taken again with the
+next number when another upload took it first; the file is written only once the row holds
+its name, under that name's own folder, and deleted if the row is not stored after all.
 """
 
-import io
 import re
-from dataclasses import dataclass, field
+import secrets
+import warnings
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 from django.utils.text import slugify
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, UnidentifiedImageError
 
-from ..models import MediaItem, MediaVersion, Node
+from .. import tasks
+from ..models import MediaItem, MediaVersion
 from ..models.media import version_folder
 
-__all__ = ["Inspected", "add", "inspect", "render_pages_using", "replace"]
+__all__ = ["Inspected", "add", "inspect", "replace", "unique_name"]
 
 # Pillow's format name -> the extension and type the library stores an image under.
 IMAGE_FORMATS = {
@@ -60,9 +67,14 @@ SNIFF_BYTES = 8192
 # decoded to re-encode it.
 ANIMATION_PIXELS = 4
 
-# Encoder options: lossy formats at a quality that keeps figures sharp.
-SAVE_OPTIONS = {"JPEG": {"quality": 90}, "WEBP": {"quality": 90}, "AVIF": {"quality": 80}}
-VARIANT_QUALITY = 80
+# EXIF orientations that turn an image a quarter (transposed or not): width and height swap.
+QUARTER_TURNS = {5, 6, 7, 8}
+ORIENTATION = 0x0112
+
+# How often a generated name is taken again when other uploads took it first; the last
+# tries add random letters, which no other upload takes at the same instant.
+NAME_ATTEMPTS = 8
+NUMBERED_ATTEMPTS = 5
 
 
 @dataclass
@@ -73,18 +85,15 @@ class Inspected:
         kind: ``MediaItem.Kind``'s value, "image" or "file".
         extension: the extension the stored file and the item's name take.
         content_type: the type it is served as.
-        content: the bytes to store (an image re-encoded without its metadata).
-        width, height: an image's size in pixels, upright; None for a file.
-        variants: an image's resized WebP copies, ``{width: bytes}``.
+        width, height: an image's size in pixels, upright as its EXIF orientation turns it,
+            read from its header; None for a file.
     """
 
     kind: str
     extension: str
     content_type: str
-    content: bytes
     width: int | None = None
     height: int | None = None
-    variants: dict = field(default_factory=dict)
 
 
 def inspect(upload):
@@ -94,7 +103,7 @@ def inspect(upload):
         upload: a Django ``UploadedFile`` (or any ``File`` with ``name`` and ``size``).
 
     Returns:
-        An :class:`Inspected`.
+        An :class:`Inspected`. The upload is left at its start, to be stored.
 
     Raises:
         ValidationError: the upload is refused; the message says why, naming the file.
@@ -118,18 +127,21 @@ def inspect(upload):
         raise ValidationError(f"“{name}” holds HTML or XML, which is not accepted.")
     image = _open_image(upload, name)
     if image is not None:
-        return _inspect_image(image, name)
+        inspected = _inspect_image(image, name)
+        upload.seek(0)
+        return inspected
     if named in IMAGE_EXTENSIONS:
         raise ValidationError(f"“{name}” is named like an image but does not hold one.")
     content = upload.read()
+    upload.seek(0)
     if content.startswith(b"%PDF-"):
-        return Inspected("file", "pdf", "application/pdf", content)
+        return Inspected("file", "pdf", "application/pdf")
     if content.startswith(b"PK\x03\x04"):
         extension = named if named in ZIP_EXTENSIONS else "zip"
-        return Inspected("file", extension, "application/zip", content)
+        return Inspected("file", extension, "application/zip")
     if _is_text(content):
         extension = named if named in TEXT_EXTENSIONS else "txt"
-        return Inspected("file", extension, "text/plain; charset=utf-8", content)
+        return Inspected("file", extension, "text/plain; charset=utf-8")
     raise ValidationError(
         f"“{name}” is not of a type the library accepts: images (PNG, JPEG, WebP, GIF, AVIF), "
         "PDF, ZIP and text files."
@@ -141,13 +153,17 @@ def _open_image(upload, name):
     image Pillow knows.
 
     Pillow refuses an image of more than twice ``Image.MAX_IMAGE_PIXELS`` pixels itself
-    (``DecompressionBombError``), before :func:`_inspect_image` checks the wiki's own limit.
+    (``DecompressionBombError``), before :func:`_inspect_image` checks the wiki's own limit;
+    its warning for more than ``Image.MAX_IMAGE_PIXELS`` is not needed, since that check
+    follows.
 
     Raises:
         ValidationError: the image has too many pixels, or is of a format not accepted.
     """
     try:
-        image = Image.open(upload)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            image = Image.open(upload)
     except Image.DecompressionBombError:
         raise ValidationError(_too_many_pixels(name)) from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
@@ -170,62 +186,41 @@ def _too_many_pixels(name, width=None, height=None):
 
 
 def _inspect_image(image, name):
-    """Check, decode and re-encode an opened image; make its WebP copies.
+    """Check an opened image from its header, no pixel decoded; return what it is.
 
     Raises:
-        ValidationError: too many pixels, or a file whose pixels cannot be decoded.
+        ValidationError: too many pixels, in the image or in all its frames.
     """
     width, height = image.size
     if width * height > settings.MEDIA_MAX_PIXELS:
         raise ValidationError(_too_many_pixels(name, width, height))
-    format_name = image.format
-    extension, content_type = IMAGE_FORMATS[format_name]
-    frames = getattr(image, "n_frames", 1)
-    animated = frames > 1
+    extension, content_type = IMAGE_FORMATS[image.format]
+    try:
+        frames = getattr(image, "n_frames", 1)
+    except (OSError, SyntaxError, ValueError, EOFError):
+        raise ValidationError(f"“{name}” is a damaged image: its frames cannot be read.") from None
     if width * height * frames > ANIMATION_PIXELS * settings.MEDIA_MAX_PIXELS:
         raise ValidationError(
             f"“{name}” is an animation of {frames:,} frames of {width:,} × {height:,} pixels: "
             f"all its frames together may have at most {ANIMATION_PIXELS} × "
             f"{settings.MEDIA_MAX_PIXELS:,} pixels. Make it smaller or shorter."
         )
+    if frames == 1 and _orientation(image) in QUARTER_TURNS:
+        width, height = height, width
+    return Inspected("image", extension, content_type, width, height)
+
+
+def _orientation(image):
+    """Return the EXIF orientation an image's header gives (1, upright, when none)."""
+    exif = image.info.get("exif")
+    if not exif:
+        return 1
     try:
-        image.load()
-        if not animated:
-            image = ImageOps.exif_transpose(image)
-        content = _encode(image, format_name, animated)
-    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError):
-        raise ValidationError(f"“{name}” is a damaged image: its pixels cannot be read.") from None
-    variants = {} if animated else _variants(image)
-    return Inspected("image", extension, content_type, content, *image.size, variants)
-
-
-def _encode(image, format_name, animated):
-    """Return ``image`` encoded as ``format_name`` without its metadata (EXIF, text)."""
-    buffer = io.BytesIO()
-    options = dict(SAVE_OPTIONS.get(format_name, {}))
-    if image.info.get("icc_profile"):
-        options["icc_profile"] = image.info["icc_profile"]
-    if animated:
-        options.update(save_all=True, loop=image.info.get("loop", 0))
-    image.save(buffer, format=format_name, **options)
-    return buffer.getvalue()
-
-
-def _variants(image):
-    """Return ``{width: WebP bytes}`` for each variant width narrower than ``image``."""
-    mode = "RGBA" if image.mode in {"RGBA", "LA", "PA"} or "transparency" in image.info else "RGB"
-    source = image.convert(mode)
-    copies = {}
-    for width in settings.MEDIA_VARIANT_WIDTHS:
-        if width >= image.width:
-            break
-        height = max(1, round(image.height * width / image.width))
-        buffer = io.BytesIO()
-        source.resize((width, height), Image.Resampling.LANCZOS).save(
-            buffer, format="WEBP", quality=VARIANT_QUALITY
-        )
-        copies[width] = buffer.getvalue()
-    return copies
+        tags = Image.Exif()
+        tags.load(exif)
+        return tags.get(ORIENTATION, 1)
+    except (OSError, SyntaxError, ValueError, TypeError, KeyError):
+        return 1
 
 
 def _is_text(content):
@@ -239,15 +234,23 @@ def _is_text(content):
     return True
 
 
-def unique_name(filename, extension):
+def unique_name(filename, extension, random=False):
     """Return a library name for ``filename`` with ``extension`` that no item has yet.
 
     The name is the file's name without its extension, slugified to ASCII (``Fusion
     Diagram.PNG`` -> ``fusion-diagram``), with "-2", "-3", ... appended while taken, then
-    the extension the content was found to be.
+    the extension the content was found to be. Another upload may take it before this one
+    stores it: :func:`add` then asks again.
+
+    Args:
+        filename: the uploaded file's name.
+        extension: the extension the content was found to be.
+        random: append eight random letters and digits instead of a number.
     """
     stem = filename.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     base = slugify(stem)[:90].strip("-_").replace("_", "-") or "upload"
+    if random:
+        return f"{base}-{secrets.token_hex(4)}.{extension}"
     taken = set(MediaItem.objects.filter(name__startswith=base).values_list("name", flat=True))
     candidate, number = f"{base}.{extension}", 2
     while candidate in taken:
@@ -255,21 +258,12 @@ def unique_name(filename, extension):
     return candidate
 
 
-def _store(item, inspected):
-    """Write ``inspected``'s file and copies under the item's current version's folder."""
-    folder = version_folder(item.name, item.version)
-    item.file.name = default_storage.save(f"{folder}/{item.name}", ContentFile(inspected.content))
-    for width, content in inspected.variants.items():
-        default_storage.save(item.variant_path(width), ContentFile(content))
-    item.content_type = inspected.content_type
-    item.size = len(inspected.content)
-    item.width, item.height = inspected.width, inspected.height
-    item.variants = sorted(inspected.variants)
-
-
-@transaction.atomic
 def add(upload, *, title, alt, uploader, name=None):
-    """Add ``upload`` to the library as a new item; return it.
+    """Add ``upload`` to the library as a new item, to be processed by a task; return it.
+
+    The upload is checked (:func:`inspect`), its row inserted under a name no other item
+    has, its file stored as it came, and ``chapters.tasks.process_media`` enqueued in the
+    same transaction: an image is "processing" until the task has run, a file is ready.
 
     Args:
         upload: the uploaded file.
@@ -277,7 +271,7 @@ def add(upload, *, title, alt, uploader, name=None):
         alt: the alt text, required for an image.
         uploader: the user uploading it.
         name: the item's name, as an import keeps it; by default one made from the file's
-            name (:func:`unique_name`).
+            name (:func:`unique_name`), taken again while other uploads take it first.
 
     Raises:
         ValidationError: the upload is refused (:func:`inspect`), an image has no alt
@@ -286,26 +280,104 @@ def add(upload, *, title, alt, uploader, name=None):
     inspected = inspect(upload)
     filename = upload.name.rsplit("/", 1)[-1]
     item = MediaItem(
-        name=name or unique_name(filename, inspected.extension),
+        name=name or "",
         kind=inspected.kind,
         title=(title or filename).strip()[:200],
         alt=alt.strip(),
         uploader=uploader,
         uploaded=timezone.now(),
     )
-    item.full_clean(exclude=["file", "content_type", "size"])
-    _store(item, inspected)
-    item.save()
-    _render_pages_after_commit(item.name)
+    _describe(item, upload, inspected)
+    item.full_clean(exclude=["file", "name"] if name is None else ["file"])
+    stored = []
+    try:
+        with transaction.atomic():
+            _insert(item, filename, inspected.extension, named=name is not None)
+            stored = _store(item, upload)
+            item.save(update_fields=["file", "original"])
+            tasks.process_media.enqueue(item.pk, item.version)
+    except BaseException:
+        _delete_files(stored)
+        raise
     return item
 
 
-@transaction.atomic
-def replace(item, upload, *, uploader):
-    """Replace ``item``'s file with ``upload``, keeping its name and URL; return it.
+def _describe(item, upload, inspected):
+    """Set the fields of ``item`` that say what its new upload is."""
+    item.content_type = inspected.content_type
+    item.size = upload.size
+    item.width, item.height = inspected.width, inspected.height
+    item.variants = []
+    is_image = inspected.kind == MediaItem.Kind.IMAGE
+    item.state = MediaItem.State.PROCESSING if is_image else MediaItem.State.READY
 
-    The file replaced is kept as a :class:`MediaVersion`. An image is replaced by an image
-    and a file by a file, so that the pages placing it keep working.
+
+def _insert(item, filename, extension, named):
+    """Insert ``item``'s row under its name, or a generated one no other row holds.
+
+    The database's unique constraint decides between uploads taking one name at once: on
+    PostgreSQL the later insert waits for the earlier's transaction and fails once it
+    commits; SQLite's one write lock makes them take turns. A generated name is then taken
+    again, the last tries with random letters.
+
+    Raises:
+        ValidationError: ``named`` and another item took the name meanwhile.
+        IntegrityError: the row was refused for another reason.
+    """
+    for attempt in range(NAME_ATTEMPTS):
+        if not named:
+            item.name = unique_name(filename, extension, random=attempt >= NUMBERED_ATTEMPTS)
+        try:
+            with transaction.atomic():
+                item.save(force_insert=True)
+            return
+        except IntegrityError:
+            if not MediaItem.objects.filter(name=item.name).exists():
+                raise
+            if named:
+                raise ValidationError(
+                    {"name": item.unique_error_message(MediaItem, ["name"])}
+                ) from None
+    raise IntegrityError(f"No free name for “{filename}” after {NAME_ATTEMPTS} attempts.")
+
+
+def _store(item, upload):
+    """Write ``upload`` as it came under the item's current version's folder; return the
+    storage paths written.
+
+    An image's upload is its ``original``, and its ``file`` until processed; a file's
+    upload is its file.
+    """
+    folder = version_folder(item.name, item.version)
+    if item.is_image:
+        path = default_storage.save(f"{folder}/unprocessed.{item.extension}", upload)
+        item.file.name = item.original = path
+    else:
+        item.file.name = default_storage.save(f"{folder}/{item.name}", upload)
+        item.original = ""
+    return [item.file.name]
+
+
+def _delete_files(paths):
+    """Delete ``paths`` from the default storage: what an upload wrote for a row that was
+    not stored."""
+    for path in paths:
+        default_storage.delete(path)
+
+
+def replace(item, upload, *, uploader):
+    """Replace ``item``'s file with ``upload``, keeping its name and URL, to be processed
+    by a task as :func:`add`'s is.
+
+    The file replaced is kept as a :class:`MediaVersion` (processed later, if it was still
+    waiting). An image is replaced by an image and a file by a file, so that the pages
+    placing it keep working. Two replacements at once take turns (the item's row is
+    locked), each a version of its own.
+
+    Args:
+        item: the item, updated in place.
+        upload: the new file.
+        uploader: the user replacing it.
 
     Raises:
         ValidationError: the upload is refused, or is of the other kind; nothing changes.
@@ -316,43 +388,28 @@ def replace(item, upload, *, uploader):
             f"“{item.name}” is {'an image' if item.is_image else 'a file'}: replace it with "
             f"{'an image' if item.is_image else 'a file that is no image'}."
         )
-    MediaVersion.objects.create(
-        item=item,
-        replaced=timezone.now(),
-        **{
-            name: getattr(item, name)
-            for name in (
-                "file", "content_type", "size", "width", "height", "variants", "version",
-                "uploader", "uploaded",
-            )
-        },
-    )  # fmt: skip
-    item.version += 1
-    item.uploader, item.uploaded = uploader, timezone.now()
-    _store(item, inspected)
-    item.save()
-    _render_pages_after_commit(item.name)
-    return item
-
-
-def _render_pages_after_commit(name):
-    """Call :func:`render_pages_using` once the transaction commits, logging a failure."""
-
-    # A function, not a functools.partial: Django logs a robust callback's failure by its
-    # __qualname__, which a partial lacks.
-    def render_pages_after_upload():
-        render_pages_using(name)
-
-    transaction.on_commit(render_pages_after_upload, robust=True)
-
-
-def render_pages_using(name):
-    """Render again the pages whose bodies name ``name``: an item of that name was added
-    (mending their placeholders) or replaced (its size and version are in their HTML).
-
-    Called once the upload has committed, as ``chapters.models.node.mend_broken_links`` is,
-    each page in a transaction of its own.
-    """
-    for node in Node.objects.filter(media_uses__name=name).distinct():
+    stored = []
+    try:
         with transaction.atomic():
-            node.refresh_body()
+            item.refresh_from_db(from_queryset=MediaItem.objects.select_for_update())
+            MediaVersion.objects.create(
+                item=item,
+                replaced=timezone.now(),
+                **{
+                    name: getattr(item, name)
+                    for name in (
+                        "file", "content_type", "size", "width", "height", "variants",
+                        "version", "state", "original", "uploader", "uploaded",
+                    )
+                },
+            )  # fmt: skip
+            item.version += 1
+            item.uploader, item.uploaded = uploader, timezone.now()
+            _describe(item, upload, inspected)
+            stored = _store(item, upload)
+            item.save()
+            tasks.process_media.enqueue(item.pk, item.version)
+    except BaseException:
+        _delete_files(stored)
+        raise
+    return item

@@ -6,8 +6,11 @@ up, so that the headers fit its kind whatever storage holds it: an image inline,
 file as a download (``Content-Disposition: attachment``) under a sandboxing
 Content-Security-Policy; never sniffed (``X-Content-Type-Options: nosniff``). Pages name an
 item's files with its version (``?v=2``), so those URLs may be kept for a year; the bare URL
-for five minutes. The library's own pages are never kept (``never_cache``), by browsers or
-by a proxy's cache in front (docs/operations.md).
+for five minutes. An image still being processed (``chapters.media.processing``) is never
+served: its URL answers a grey picture of its size, kept by no one, which pages show until
+they are rendered again with the image; one that failed is not found. The library's own
+pages are never kept (``never_cache``), by browsers or by a proxy's cache in front
+(docs/operations.md).
 """
 
 from django.contrib import messages
@@ -16,9 +19,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.storage import default_storage
 from django.core.paginator import Paginator
 from django.db.models import ProtectedError, Q
-from django.http import FileResponse, Http404, JsonResponse
+from django.http import FileResponse, Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.cache import get_conditional_response
+from django.utils.cache import add_never_cache_headers, get_conditional_response
 from django.utils.http import http_date, urlencode
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
@@ -42,11 +45,26 @@ __all__ = [
 ITEMS_PER_PAGE = 48
 YEAR = 365 * 24 * 3600
 
+# What an image being processed is shown as: grey, of its size, with nothing of the upload.
+PLACEHOLDER = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+    'viewBox="0 0 {width} {height}"><rect width="100%" height="100%" fill="#d8dce2"/></svg>'
+)
+
 
 @require_safe
 def media_file(request, name):
-    """Serve the current file of the item ``name``: an image inline, a file as a download."""
+    """Serve the current file of the item ``name``: an image inline, a file as a download;
+    an image being processed as a placeholder.
+
+    Raises:
+        Http404: no such item, or an image that could not be processed.
+    """
     item = get_object_or_404(MediaItem, name=name)
+    if item.is_processing:
+        return _placeholder(item)
+    if not item.is_ready:
+        raise Http404("The image could not be processed.")
     return _serve(request, item, item.file.name, item.content_type)
 
 
@@ -54,9 +72,19 @@ def media_file(request, name):
 def media_variant(request, name, width):
     """Serve the WebP copy ``width`` pixels wide of the image ``name``."""
     item = get_object_or_404(MediaItem, name=name, kind=MediaItem.Kind.IMAGE)
-    if width not in item.variants:
+    if width not in item.variants or not item.is_ready:
         raise Http404("No copy of that width.")
     return _serve(request, item, item.variant_path(width), "image/webp", width)
+
+
+def _placeholder(item):
+    """Return the grey picture shown for ``item`` while it is processed, kept by no cache,
+    so that the image takes its place as soon as it is ready."""
+    svg = PLACEHOLDER.format(width=item.width, height=item.height)
+    response = HttpResponse(svg, content_type="image/svg+xml")
+    add_never_cache_headers(response)
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 @never_cache
@@ -66,6 +94,8 @@ def media_version(request, name, version):
     if denied:
         return denied
     old = get_object_or_404(MediaVersion, item__name=name, version=version)
+    if not old.is_ready:
+        raise Http404("That version was not processed.")
     try:
         handle = default_storage.open(old.file.name)
     except FileNotFoundError:
@@ -171,8 +201,9 @@ def _described(item):
         "title": item.title,
         "alt": item.alt,
         "kind": item.kind,
+        "state": item.state,
         "url": item.get_absolute_url(),
-        "thumbnail": item.thumbnail_url if item.is_image else "",
+        "thumbnail": item.thumbnail_url if item.is_image and item.state != "failed" else "",
         "markdown": markdown_for(item),
     }
 
@@ -191,12 +222,13 @@ def markdown_for(item):
 def media_upload(request):
     """Add an upload to the library (editors only; CSRF-protected like every POST).
 
-    The editor's script (``Accept: application/json``) is answered ``_described(item)``
-    with status 201, or ``{"error": <why>}`` for an upload the library refuses (403 for a
-    non-editor); the library's plain form is redirected to the new item's page, or shown
-    again with the error. A refusal is an answer, not a failed request: it comes with status
-    200, as Django's forms shown again with their errors do, so that browsers log no error
-    for it.
+    The upload is stored as it came and processed by a task (``chapters.media.uploads``),
+    so the answer does not wait for it. The editor's script (``Accept: application/json``)
+    is answered ``_described(item)`` with status 201, or ``{"error": <why>}`` for an upload
+    the library refuses (403 for a non-editor); the library's plain form is redirected to
+    the new item's page, or shown again with the error. A refusal is an answer, not a
+    failed request: it comes with status 200, as Django's forms shown again with their
+    errors do, so that browsers log no error for it.
     """
     if _wants_json(request):
         if not can_upload(request.user):

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("chapters", "0019_notifications"),
+        ("chapters", "0021_media_processing"),
     ]
 
     operations = [

@@ -8,6 +8,13 @@ keeps the name, so pages and links keep working, and keeps the file replaced as 
 under ``library/<name>/v<version>/``, beside the resized WebP copies made for an image
 (``<width>.webp``), so no two versions share a file.
 
+An image is stored as it was uploaded and processed afterwards by a task
+(``chapters.media.processing``): until then its :class:`State` is "processing", its file is
+the upload itself (its ``original``, metadata and all), which is never served, and pages show
+a placeholder of its size. Processed, it is "ready": its file is the image re-encoded
+without metadata, beside its copies; an image whose pixels cannot be decoded is "failed",
+and pages show it as missing. A file that is no image is ready when uploaded.
+
 A page's references to media are derived from its body whenever it is rendered, as its
 links are (:class:`MediaUse`, beside ``Link``): they tell which pages use an item, which
 references find nothing (the broken-links report), and they protect a used item from
@@ -46,8 +53,22 @@ class Kind(models.TextChoices):
     FILE = "file", "File"
 
 
+class State(models.TextChoices):
+    """Where a stored version is in its processing (``chapters.media.processing``)."""
+
+    PROCESSING = "processing", "Processing"
+    READY = "ready", "Ready"
+    FAILED = "failed", "Failed"
+
+
 class StoredFile(models.Model):
-    """The fields of one stored version of a media item, its file and what it holds."""
+    """The fields of one stored version of a media item, its file and what it holds.
+
+    ``original`` is the storage path of the upload as it came, kept until a processed
+    image replaces it as ``file`` and then deleted; empty when there is none.
+    """
+
+    State = State
 
     file = models.FileField(max_length=300)
     content_type = models.CharField(max_length=100)
@@ -60,6 +81,8 @@ class StoredFile(models.Model):
         help_text="Images: the widths of the resized WebP copies, smallest first.",
     )
     version = models.PositiveIntegerField(default=1)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.READY)
+    original = models.CharField(max_length=300, blank=True)
     uploader = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -77,8 +100,16 @@ class StoredFile(models.Model):
         return posixpath.join(posixpath.dirname(self.file.name), f"{width}.webp")
 
     def stored_paths(self):
-        """Return the storage paths of this version's file and its copies."""
-        return [self.file.name, *(self.variant_path(width) for width in self.variants)]
+        """Return the storage paths of this version's file, its copies and its original."""
+        paths = [self.file.name, *(self.variant_path(width) for width in self.variants)]
+        if self.original and self.original != self.file.name:
+            paths.append(self.original)
+        return paths
+
+    @property
+    def is_ready(self):
+        """Return True once the file may be served: processed, or no image."""
+        return self.state == State.READY
 
 
 def version_folder(name, version):
@@ -156,6 +187,11 @@ class MediaItem(StoredFile):
     def is_image(self):
         """Return True for an image, False for a file."""
         return self.kind == Kind.IMAGE
+
+    @property
+    def is_processing(self):
+        """Return True while the image waits for its task (``chapters.media.processing``)."""
+        return self.state == State.PROCESSING
 
     def clean(self):
         """Require alt text for an image.
@@ -264,6 +300,12 @@ class MediaResolver:
         elif kind == Kind.IMAGE and not item.is_image:
             item = None
             problem = f"“{name}” is a file, not an image: link to it with [text](file:{name})."
+        elif item.state == State.FAILED:
+            item = None
+            problem = (
+                f"“{name}” could not be read: its pixels are damaged. Replace it in the media "
+                "library."
+            )
         self.resolved[kind, name] = (item, problem)
         return item, problem
 

@@ -54,7 +54,7 @@ def shown_size(image):
 
 @pytest.mark.parametrize("color_scheme", ["light", "dark"])
 def test_pasted_image_is_in_the_preview_and_on_the_saved_page_at_its_size(
-    browse, small_tree, color_scheme
+    browse, small_tree, color_scheme, run_tasks
 ):
     page = browse(EDIT_ONE, user=role_user("ed", "Editor"), color_scheme=color_scheme)
     body = page.locator("#id_body")
@@ -71,7 +71,13 @@ def test_pasted_image_is_in_the_preview_and_on_the_saved_page_at_its_size(
     expect(body).to_have_value(
         "Fused kernels:\n\n![Two kernels fused into one](image:clipboard.png)\n"
     )
-    preview_image = page.locator("#preview img")
+    # Until its task has run, the preview shows the image's placeholder, at its size.
+    placeholder = page.locator("#preview .media-processing img")
+    expect(placeholder).to_have_attribute("alt", "Two kernels fused into one")
+    expect(placeholder).to_have_attribute("width", "1200")
+    run_tasks()
+    body.press("Control+Enter")  # preview again, now that the image is ready
+    preview_image = page.locator("#preview a.media-image img")
     expect(preview_image).to_have_attribute("alt", "Two kernels fused into one")
     expect(preview_image).to_have_attribute("width", "1200")
     preview_image.scroll_into_view_if_needed()
@@ -128,8 +134,9 @@ def test_dropped_file_and_a_picked_image_are_written_at_the_cursor(browse, small
     )
 
 
-def test_phone_fetches_the_small_copy(browse, small_tree):
+def test_phone_fetches_the_small_copy(browse, small_tree, run_tasks):
     uploads.add(png_upload("diagram.png", 1600, 900), title="D", alt="A diagram", uploader=None)
+    run_tasks()
     edit("Chapter One", body="![A diagram](image:diagram.png)")
     requested = []
     page = browse("/", viewport=PHONE)
@@ -151,7 +158,7 @@ def test_phone_fetches_the_small_copy(browse, small_tree):
         (
             "huge.png",
             huge_png(),
-            "“huge.png” has too many pixels: at most 40,000,000 pixels (width × height) are "
+            "“huge.png” has too many pixels: at most 100,000,000 pixels (width × height) are "
             "accepted. Scale it down and upload it again.",
         ),
         ("cat.png", HTML_PAGE, "“cat.png” holds HTML or XML, which is not accepted."),
@@ -189,9 +196,10 @@ def test_deleting_an_image_in_use_is_refused(browse, small_tree):
 
 
 @pytest.mark.parametrize("color_scheme", ["light", "dark"])
-def test_media_pages_have_no_accessibility_violations(browse, small_tree, color_scheme):
+def test_media_pages_have_no_accessibility_violations(browse, small_tree, color_scheme, run_tasks):
     editor = role_user("ed", "Editor")
     uploads.add(png_upload("diagram.png"), title="Diagram", alt="A diagram", uploader=editor)
+    run_tasks()
     edit(
         "Chapter One",
         body="![A diagram](image:diagram.png)\n\n![A plot](image:plot.png)\n\n[notes](file:n.pdf)",

@@ -11,8 +11,17 @@ Markdown and never holds a URL that changes. An image becomes::
 
 its size given so the page does not shift as it loads (CLS), its smaller WebP copies offered
 to narrow screens (``srcset``/``sizes``), loaded only when scrolled near, and opening the
-full image when clicked. A name that finds nothing becomes a visible placeholder, a
-``<span class="media-missing">`` with the reason as its title, like a broken wiki link.
+full image when clicked. An image still being processed (``chapters.media.processing``)
+becomes a placeholder of its size, so the page does not shift when the image comes, with its
+alt text::
+
+    <span class="media-processing" title="..."><img src="/media/fusion-diagram.png?v=1"
+     alt="..." width="1200" height="800" loading="lazy"></span>
+
+whose file the wiki serves as a plain grey picture until the image is ready
+(``chapters.media.views``), when the page is rendered again. A name that finds nothing
+becomes a visible placeholder, a ``<span class="media-missing">`` with the reason as its
+title, like a broken wiki link.
 
 This module only finds the references and asks a resolver for each; which item a name means
 is decided by the resolver the caller passes (``chapters.models.media.MediaResolver`` when a
@@ -31,6 +40,7 @@ __all__ = [
     "MEDIA_SRCSET",
     "MediaExtension",
     "MediaProcessor",
+    "PROCESSING_TITLE",
     "no_media",
 ]
 
@@ -41,6 +51,9 @@ MEDIA_REFERENCE = r"\b(image|file):([^\s()<>\"']+)"
 # How wide an image is shown: the content column (static/css/wiki.css: 48rem beside the
 # table of contents; below 50rem, the window less 1rem of padding on each side).
 MEDIA_SIZES = "(max-width: 50rem) calc(100vw - 2rem), 48rem"
+
+# The title of an image's placeholder while it is being processed.
+PROCESSING_TITLE = "This image is being prepared: it shows here in a moment."
 
 # What a srcset this extension writes looks like, for the sanitizer to let through only that.
 _CANDIDATE = r"/media/[a-z0-9.-]+(?:/[0-9]+\.webp)?\?v=[0-9]+ [0-9]+w"
@@ -63,8 +76,8 @@ class MediaProcessor(Treeprocessor):
     Either scheme may be written in either place; what counts is the place.
     ``resolve(kind, name)`` is asked with kind "image" for an ``<img>`` (which needs an
     image) and "file" for a link (to any item), and returns ``(item, problem)``: an item
-    (with ``versioned_url(width=None)``, ``variants``, ``width`` and ``height``), or None and
-    a sentence saying why there is none.
+    (with ``versioned_url(width=None)``, ``variants``, ``width``, ``height`` and
+    ``is_processing``), or None and a sentence saying why there is none.
     """
 
     def __init__(self, md, resolve):
@@ -110,6 +123,12 @@ class MediaProcessor(Treeprocessor):
             attributes["sizes"] = MEDIA_SIZES
         if element.get("title"):
             attributes["title"] = element.get("title")
+        if item.is_processing:
+            wrapper = etree.Element(
+                "span", {"class": "media-processing", "title": PROCESSING_TITLE}
+            )
+            etree.SubElement(wrapper, "img", attributes)
+            return wrapper
         image = etree.Element("img", attributes)
         if inside_link:
             return image
