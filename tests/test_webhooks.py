@@ -448,7 +448,10 @@ def test_webhook_admin_registers_and_logs_read_only(admin_client, small_tree, re
     ]
     data = {"name": "Chat", "url": receiver.url, "secret": SECRET, "events": ["page.changed"]}
     assert admin_client.post(add, {**data, "active": "on"}).status_code == 302
-    assert Webhook.objects.get().events == ["page.changed"]
+    webhook = Webhook.objects.get()
+    assert webhook.events == ["page.changed"]
+    form = soup(admin_client.get(reverse("admin:chapters_webhook_change", args=[webhook.pk])))
+    assert [box["value"] for box in form.select("input[name=events][checked]")] == ["page.changed"]
     edit("Chapter One", body="Logged.")
     run_tasks()
     delivery = WebhookDelivery.objects.get()
