@@ -27,10 +27,11 @@ ALL_EVENTS = list(Webhook.Event.values)
 
 class Receiver:
     """An HTTP server on 127.0.0.1 that records each POST and answers with the next of
-    ``answers`` (the last one ever after), after ``delay`` seconds."""
+    ``answers`` (the last one ever after), after ``delay`` seconds; with ``drip``, it sends
+    a header a byte at a time, ``drip`` seconds apart, for ever."""
 
     def __init__(self):
-        self.received, self.answers, self.delay = [], [200], 0.0
+        self.received, self.answers, self.delay, self.drip = [], [200], 0.0, 0.0
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -38,6 +39,13 @@ class Receiver:
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 receiver.received.append((self.path, dict(self.headers), body))
                 time.sleep(receiver.delay)
+                if receiver.drip:
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                    while not receiver.closed.is_set():
+                        self.wfile.write(b"a")
+                        self.wfile.flush()
+                        time.sleep(receiver.drip)
+                    return
                 status = (
                     receiver.answers.pop(0) if len(receiver.answers) > 1 else receiver.answers[0]
                 )
@@ -50,12 +58,14 @@ class Receiver:
             def log_message(self, format, *args):
                 pass
 
+        self.closed = threading.Event()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
     def close(self):
+        self.closed.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -318,6 +328,24 @@ def test_webhook_receiver_too_slow_times_out_and_is_retried(
     delivery = WebhookDelivery.objects.get()
     assert (delivery.state, delivery.attempts, delivery.status_code) == ("failed", 1, None)
     assert delivery.error == "TimeoutError: timed out"
+    (waiting,) = DBTaskResult.objects.filter(status="READY")
+    assert waiting.task_path == "chapters.tasks.deliver_webhook"
+
+
+@pytest.mark.django_db
+def test_webhook_receiver_dripping_its_answer_times_out_in_all(
+    small_tree, receiver, run_tasks, settings
+):
+    settings.WIKI_WEBHOOK_TIMEOUT = 0.4
+    receiver.drip = 0.05  # never 0.4 s without a byte
+    hook(receiver.url, events=["page.changed"])
+    edit("Chapter One", body="Drip.")
+    started = time.monotonic()
+    run_tasks()
+    assert time.monotonic() - started < 3.0  # 1.2 s in all, then given up
+    delivery = WebhookDelivery.objects.get()
+    assert (delivery.state, delivery.attempts, delivery.status_code) == ("failed", 1, None)
+    assert delivery.error == "TimeoutError: the delivery took more than 1.2 s in all"
     (waiting,) = DBTaskResult.objects.filter(status="READY")
     assert waiting.task_path == "chapters.tasks.deliver_webhook"
 

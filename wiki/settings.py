@@ -43,7 +43,8 @@ manner of cookiecutter-django:
   ``DJANGO_DEFAULT_FROM_EMAIL`` (default ``wiki@localhost``).
 - ``WIKI_WEBHOOK_ALLOW_PRIVATE``: comma-separated networks (CIDR) whose private, loopback or
   link-local addresses webhooks may be sent to (``chapters.webhooks.addresses``). Default:
-  none. ``WIKI_WEBHOOK_TIMEOUT``: the seconds a delivery waits for each step. Default: 5.
+  none. ``WIKI_WEBHOOK_TIMEOUT``: the seconds a delivery waits for each step, three times
+  that for the whole delivery. Default: 5.
 - ``WIKI_METRICS_TOKEN``: the bearer token that opens ``/metrics`` to a scraper, and
   ``WIKI_METRICS_ALLOW_IPS``: comma-separated networks (CIDR) whose clients may read it
   (``chapters.metrics``). Default: neither; staff users only.
@@ -307,7 +308,8 @@ WIKI_BASE_URL = os.environ.get("WIKI_BASE_URL") or "http://127.0.0.1:8000/"
 # Webhooks (chapters/webhooks/): the networks whose private, loopback or link-local addresses
 # webhooks may still be sent to, comma-separated CIDR (e.g. "10.0.5.0/24"); none by default,
 # as a webhook aimed inside the servers' network would reach what only they can reach. And
-# how long a delivery waits for each step (connecting, sending, each read), in seconds.
+# how long a delivery waits for each step (connecting, sending, each read), in seconds; the
+# whole delivery gets three times that (chapters.webhooks.delivery).
 WIKI_WEBHOOK_ALLOW_PRIVATE = [
     network.strip()
     for network in os.environ.get("WIKI_WEBHOOK_ALLOW_PRIVATE", "").split(",")

@@ -8,12 +8,14 @@ URL's host name (``ssl.create_default_context``). Redirects are not followed: an
 other than 2xx is a failure, as a redirect could lead to an address never checked.
 """
 
+import contextlib
 import hashlib
 import hmac
 import http.client
 import json
 import socket
 import ssl
+import threading
 
 from django.conf import settings
 from django.utils import timezone
@@ -26,6 +28,7 @@ __all__ = [
     "EVENT_HEADER",
     "RESPONSE_EXCERPT",
     "SIGNATURE_HEADER",
+    "WHOLE_DELIVERY_STEPS",
     "DeliveryFailed",
     "body_of",
     "deliver",
@@ -38,6 +41,10 @@ DELIVERY_HEADER = "X-Wiki-Delivery"
 
 # The characters of a receiver's answer kept in the log, and the bytes read for them.
 RESPONSE_EXCERPT = 1000
+
+# A whole delivery takes at most this many times WIKI_WEBHOOK_TIMEOUT: a receiver that
+# answers a byte at a time never lets one step time out.
+WHOLE_DELIVERY_STEPS = 3
 
 
 class DeliveryFailed(Exception):
@@ -91,22 +98,44 @@ def _post(target, body, headers):
     """POST ``body`` to ``target``; return the answer's status and the start of its body.
 
     Each step (connecting, sending, each read) waits at most ``WIKI_WEBHOOK_TIMEOUT``
-    seconds.
+    seconds, and the whole exchange at most :data:`WHOLE_DELIVERY_STEPS` times that: a
+    timer then shuts the socket down under the reading thread (the standard library has
+    no timeout for a whole request).
 
     Raises:
         OSError, http.client.HTTPException: no connection, a timeout, a broken answer.
     """
+    step = settings.WIKI_WEBHOOK_TIMEOUT
     kind = _PinnedHTTPSConnection if target.scheme == "https" else _PinnedHTTPConnection
-    connection = kind(
-        target.host, target.port, address=target.address, timeout=settings.WIKI_WEBHOOK_TIMEOUT
-    )
+    connection = kind(target.host, target.port, address=target.address, timeout=step)
+    expired = threading.Event()
+
+    def expire():
+        expired.set()
+        if connection.sock is not None:
+            # The plain socket's shutdown, under TLS too: the reader then meets the end of
+            # the stream, while TLS's own shutdown would pull its state away mid-read.
+            with contextlib.suppress(OSError):  # closed already
+                socket.socket.shutdown(connection.sock, socket.SHUT_RDWR)
+
+    late = f"the delivery took more than {WHOLE_DELIVERY_STEPS * step:g} s in all"
+    timer = threading.Timer(WHOLE_DELIVERY_STEPS * step, expire)
+    timer.start()
     try:
         connection.request("POST", target.path, body=body, headers=headers)
         answer = connection.getresponse()
         excerpt = answer.read(RESPONSE_EXCERPT).decode("utf-8", "replace")
-        return answer.status, excerpt
+    except (OSError, http.client.HTTPException) as error:
+        if expired.is_set():
+            raise TimeoutError(late) from error
+        raise
     finally:
+        timer.cancel()
         connection.close()
+    # Cut short, an answer may still parse (headers ended by the end of the stream).
+    if expired.is_set():
+        raise TimeoutError(late)
+    return answer.status, excerpt
 
 
 def deliver(pk):
