@@ -38,7 +38,7 @@ Event = Webhook.Event
 CONTENT_FIELDS = ("title", "body", "status", "kind")
 
 
-def announce(event, key, payload):
+def announce(event, key, payload, webhooks=None):
     """Record a delivery of ``payload`` to every active webhook subscribed to ``event``, and
     enqueue the task sending each; an event of ``key`` delivered to a webhook already is not
     delivered again.
@@ -50,12 +50,13 @@ def announce(event, key, payload):
         event: a :class:`~chapters.models.Webhook.Event` value.
         key: what the event is about, the same for every webhook (``revision:12``).
         payload: the JSON object sent.
+        webhooks: the active webhooks, when the caller read them already.
 
     Returns:
         The number of deliveries recorded.
     """
     recorded = 0
-    for webhook in Webhook.objects.filter(active=True):
+    for webhook in Webhook.objects.filter(active=True) if webhooks is None else webhooks:
         if event not in webhook.events:
             continue
         delivery, created = WebhookDelivery.objects.get_or_create(
@@ -137,7 +138,8 @@ def announce_revisions(first, last, base_url):
     Returns:
         The number of deliveries recorded.
     """
-    if not Webhook.objects.filter(active=True).exists():
+    webhooks = list(Webhook.objects.filter(active=True))
+    if not webhooks:
         return 0
     revisions = list(
         Node.history.filter(history_id__gt=first, history_id__lte=last)
@@ -155,7 +157,7 @@ def announce_revisions(first, last, base_url):
             revision, before.get(revision.id), under.get(revision.history_id, 0)
         ):
             payload = _payload(event, revision, base_url, **more)
-            recorded += announce(event, f"revision:{revision.history_id}", payload)
+            recorded += announce(event, f"revision:{revision.history_id}", payload, webhooks)
         before[revision.id] = revision
     return recorded
 
