@@ -16,8 +16,8 @@
 
 Every function here that writes is one write to the tree
 (:func:`~chapters.models.tree_write`), whose revisions the watchers hear of once it commits
-(:mod:`chapters.edit.notify`); proposals and decisions are told in their own
-transaction.
+(:mod:`chapters.edit.notify`) and webhooks of once it commits (:mod:`chapters.webhooks`);
+proposals and decisions are told in their own transaction.
 """
 
 from django.core.exceptions import ValidationError
@@ -28,6 +28,7 @@ from .. import history
 from ..markdown import MarkdownError
 from ..models import Node, PendingChange, tree_write
 from ..permissions import PUBLISHED, can_edit, can_publish
+from ..webhooks import events
 from . import notify
 from .conflicts import revision_fields
 from .merge import merge_fields, merge_text
@@ -85,6 +86,7 @@ def save_edit(node, user, *, summary, base_revision, base_url):
             },
         )
         notify.change_proposed(change, base_url)
+        events.review_requested(change, base_url)
         return change
     node._history_user, node._change_reason = user, summary or None
     node.save()
@@ -153,6 +155,7 @@ def _approve(change, reviewer, base_url):
         return _send_back(change, reviewer, str(error), base_url)
     _decide(change, reviewer, PendingChange.State.APPROVED, "")
     notify.change_decided(change, base_url)
+    events.review_decided(change, base_url)
     return None
 
 
@@ -204,6 +207,7 @@ def _send_back(change, reviewer, comment, base_url):
     """Send ``change`` back under the lock taken by the caller, who checked it is pending."""
     _decide(change, reviewer, PendingChange.State.SENT_BACK, comment)
     notify.change_decided(change, base_url)
+    events.review_decided(change, base_url)
     return comment
 
 

@@ -63,7 +63,7 @@ class AddNodeConstraint(migrations.AddConstraint):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("chapters", "0022_book_builds")]
+    dependencies = [("chapters", "0023_webhooks")]
 
     operations = [
         migrations.RunPython(put_right, migrations.RunPython.noop),
