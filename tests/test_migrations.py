@@ -86,7 +86,7 @@ def test_render_bodies_renders_every_body_with_the_current_pipeline(small_tree, 
 
 @pytest.mark.django_db(transaction=True)
 def test_migration_puts_a_bad_kind_and_status_right_before_checking_them():
-    store_before("0023_webhooks", kind="lesson", status="publishd")
+    store_before("0019_notifications", kind="lesson", status="publishd")
     migrate_to_latest()
     assert Node.objects.values_list("kind", "status").get() == ("chapter", "draft")
 
@@ -108,7 +108,7 @@ def test_migration_of_the_checks_keeps_the_node_table_s_triggers_and_indexes():
 
     latest = extras()
     executor = MigrationExecutor(connection)
-    executor.migrate([("chapters", "0023_webhooks")])
+    executor.migrate([("chapters", "0019_notifications")])
     assert extras() == latest
     migrate_to_latest()
     assert extras() == latest

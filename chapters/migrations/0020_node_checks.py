@@ -63,7 +63,7 @@ class AddNodeConstraint(migrations.AddConstraint):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("chapters", "0023_webhooks")]
+    dependencies = [("chapters", "0019_notifications")]
 
     operations = [
         migrations.RunPython(put_right, migrations.RunPython.noop),
