@@ -23,7 +23,7 @@ from simple_history.models import HistoricalRecords
 from chapters.markdown import BODY_MAX_LENGTH, MarkdownError
 
 from . import rules
-from .links import Link, PathRedirect
+from .links import Link, PathRedirect, linking_into
 from .media import MediaUse
 from .rendering import render_unresolved, resolve
 from .rules import PATH_MAX_LENGTH, RESERVED_ROOT_SLUGS, TITLE_MAX_LENGTH, NodeRules
@@ -34,9 +34,7 @@ __all__ = [
     "REVISION_FIELDS",
     "DeletionFields",
     "Node",
-    "mend_broken_links",
     "path_links",
-    "linking_into",
 ]
 
 # The fields save() computes, written whatever update_fields says.
@@ -450,48 +448,6 @@ class Node(NodeRules, MPTTModel):
             return self.slug
         parent_path = Node.objects.filter(pk=self.parent_id).values_list("path", flat=True)
         return f"{parent_path.get()}/{self.slug}"
-
-
-def linking_into(node):
-    """Return the primary keys of the nodes linking to ``node`` or a descendant: their URLs
-    changed, so they are rendered again.
-
-    ``node`` itself is among them when it links into its own subtree: it was rendered before
-    its new path was stored.
-    """
-    subtree = node.get_descendants(include_self=True).values("pk")
-    linking = Link.objects.filter(target__in=subtree).values("source")
-    return set(Node.objects.filter(pk__in=linking).values_list("pk", flat=True))
-
-
-def mend_broken_links(titles, paths):
-    """Render again the nodes with a broken link that a node titled or placed anew may mend.
-
-    A broken ``[[wiki link]]`` can only come to resolve to a node whose title is the link's
-    last segment (as :class:`~chapters.models.links.LinkResolver` compares them, ignoring
-    case), and an ambiguous one only when a node of that title went elsewhere; a broken link
-    to a path only to a node now at that path. So after a node is added, renamed, moved or
-    deleted, only the nodes with such links are rendered again, not every node with a broken
-    link. ``save()`` and ``delete()`` call this once their transaction has committed
-    (``transaction.on_commit``), outside the tree's lock: rendering a slow body then holds up
-    no other editor. Each node is rendered in a transaction of its own.
-
-    Args:
-        titles: the titles the change gave or took away (of the node and its descendants).
-        paths: the stored paths the change gave nodes.
-    """
-    wanted = {title.casefold() for title in titles}
-    linked = {f"/{path}/" for path in paths}
-
-    def may_mend(kind, text):
-        if kind == Link.Kind.PATH:
-            return text in linked
-        return text.rsplit("/", 1)[-1].strip().casefold() in wanted
-
-    broken = Link.objects.filter(target=None).values_list("source", "kind", "text")
-    sources = {source for source, kind, text in broken if may_mend(kind, text)}
-    for node in Node.objects.filter(pk__in=sources):
-        node.refresh_body()
 
 
 def path_links(paths):
