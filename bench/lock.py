@@ -58,18 +58,25 @@ BODIES = [
 ]
 
 
+class KeepRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow no redirect: a save's answer is its redirect, timed without the next page."""
+
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
 class Editor:
     """A signed-in admin user of the served wiki: a cookie jar and the forms' tokens."""
 
     def __init__(self, base, username):
         self.base = base
         self.opener = urllib.request.build_opener(
-            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()), KeepRedirects()
         )
         login = f"{base}/admin/login/"
         fields = {"username": username, "password": "bench", "next": "/admin/"}
         status, _ = self.post(login, {**fields, "csrfmiddlewaretoken": self.token(self.get(login))})
-        if status != 200:
+        if status != 302:
             raise RuntimeError(f"{username} could not sign in: {status}")
 
     def get(self, url):
@@ -78,8 +85,8 @@ class Editor:
             return response.read().decode()
 
     def post(self, url, fields):
-        """Post ``fields`` to ``url``; return the status and the milliseconds to the last
-        byte."""
+        """Post ``fields`` to ``url``; return the status (a redirect's own, not followed) and
+        the milliseconds to the last byte."""
         data = urllib.parse.urlencode(fields, doseq=True).encode()
         request = urllib.request.Request(url, data=data, headers={"Referer": url})
         started = time.perf_counter()

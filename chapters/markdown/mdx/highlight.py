@@ -264,34 +264,45 @@ class CodeBlocks:
         return placeholder.sub(lambda match: self.blocks[int(match.group(1))], html).rstrip("\n")
 
 
-def _keeping(blocks):
-    """Return a :class:`RemoteCodeHilite` whose blocks' HTML ``blocks`` keeps."""
-
-    class KeptCodeHilite(RemoteCodeHilite):
-        def hilite(self, shebang=True):
-            return blocks.keep(super().hilite(shebang))
-
-    return KeptCodeHilite
-
-
 class FencedBlockPreprocessor(fenced_code.FencedBlockPreprocessor):
-    """Python-Markdown's fenced code, highlighted by :class:`RemoteCodeHilite`, its HTML kept
-    in ``code_hilite``'s :class:`CodeBlocks`."""
+    """Python-Markdown's fenced code, highlighted by :class:`RemoteCodeHilite`, each block's
+    HTML kept in ``blocks`` (:class:`CodeBlocks`)."""
 
-    def __init__(self, md, config, code_hilite):
+    run_fenced = _calling(fenced_code.FencedBlockPreprocessor.run, RemoteCodeHilite)
+
+    def __init__(self, md, config, blocks):
         super().__init__(md, config)
-        self.run = types.MethodType(
-            _calling(fenced_code.FencedBlockPreprocessor.run, code_hilite), self
-        )
+        self.blocks = blocks
+
+    def run(self, lines):
+        """Run Python-Markdown's preprocessor; keep the HTML of the blocks it stashed."""
+        return _kept(self.md, self.blocks, self.run_fenced, lines)
 
 
 class HiliteTreeprocessor(codehilite.HiliteTreeprocessor):
-    """codehilite's indented code, highlighted by :class:`RemoteCodeHilite`, its HTML kept in
-    ``code_hilite``'s :class:`CodeBlocks`."""
+    """codehilite's indented code, highlighted by :class:`RemoteCodeHilite`, each block's HTML
+    kept in ``blocks`` (:class:`CodeBlocks`)."""
 
-    def __init__(self, md, code_hilite):
+    run_hilite = _calling(codehilite.HiliteTreeprocessor.run, RemoteCodeHilite)
+
+    def __init__(self, md, blocks):
         super().__init__(md)
-        self.run = types.MethodType(_calling(codehilite.HiliteTreeprocessor.run, code_hilite), self)
+        self.blocks = blocks
+
+    def run(self, root):
+        """Run codehilite's treeprocessor; keep the HTML of the blocks it stashed."""
+        return _kept(self.md, self.blocks, self.run_hilite, root)
+
+
+def _kept(md, blocks, run, argument):
+    """Call ``run(argument)``, then move the HTML it stored in Python-Markdown's stash of raw
+    HTML (the code blocks, highlighted or plain) into ``blocks``, leaving placeholders."""
+    stash = md.htmlStash
+    first = stash.html_counter
+    result = run(argument)
+    for index in range(first, stash.html_counter):
+        stash.rawHtmlBlocks[index] = blocks.keep(stash.rawHtmlBlocks[index])
+    return result
 
 
 class HighlightExtension(Extension):
@@ -304,11 +315,10 @@ class HighlightExtension(Extension):
 
     def extendMarkdown(self, md):  # noqa: N802 (Python-Markdown's name)
         md.code_blocks = CodeBlocks()
-        code_hilite = _keeping(md.code_blocks)
         fenced = md.preprocessors["fenced_code_block"]
         md.preprocessors.register(
-            FencedBlockPreprocessor(md, fenced.config, code_hilite), "fenced_code_block", 25
+            FencedBlockPreprocessor(md, fenced.config, md.code_blocks), "fenced_code_block", 25
         )
-        hiliter = HiliteTreeprocessor(md, code_hilite)
+        hiliter = HiliteTreeprocessor(md, md.code_blocks)
         hiliter.config = md.treeprocessors["hilite"].config
         md.treeprocessors.register(hiliter, "hilite", 30)
