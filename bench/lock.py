@@ -14,8 +14,10 @@ saves a chapter through the admin's change form with that body while, a moment a
 request has gone out, editor B drags another chapter in the admin's tree (as
 django-mptt's script posts it). Each request is timed from its sending to its last byte.
 
-The targets (issue 24): each save answers within :data:`SAVE_TARGET_MS` and each drag within
-:data:`DRAG_TARGET_MS`. Exits 1 when one is missed, unless ``--no-fail``.
+Each body is saved :data:`ROUNDS` times. The targets (issue 24): each body's save answers
+within :data:`SAVE_TARGET_MS` and the drag beside it within :data:`DRAG_TARGET_MS`, medians
+of the rounds (the slowest is printed beside them); the drag's time alone is printed too.
+Exits 1 when one is missed, unless ``--no-fail``.
 """
 
 import argparse
@@ -23,6 +25,7 @@ import http.cookiejar
 import os
 import re
 import secrets
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,6 +33,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+from itertools import count
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +44,8 @@ from bench.run import environment, scratch_database  # noqa: E402
 
 SAVE_TARGET_MS = 1000
 DRAG_TARGET_MS = 100
+# Each body is saved, beside a drag, so many times; the targets hold for the medians.
+ROUNDS = 3
 # How long after the save's request B's drag is sent: the save is past its form's checks and
 # rendering, where it used to hold the lock.
 DRAG_DELAY = 0.1
@@ -150,49 +156,64 @@ def prepare(url):
 
 
 def measure(base, change_url, dragged, section):
-    """Save each body of :data:`BODIES` while the other editor drags; return the rows."""
+    """Save each body of :data:`BODIES` while the other editor drags, :data:`ROUNDS` times;
+    return the rows and the drag's median time alone.
+
+    First two saves of a short Python fence and two drags warm both workers up (each starts
+    its highlighting child), then :data:`ROUNDS` drags alone give the drag's own time, against
+    which the drags beside a save are read.
+    """
     a, b = Editor(base, "editor-a"), Editor(base, "editor-b")
     changelist = f"{base}/admin/chapters/node/"
     b_token = Editor.token(b.get(changelist))
-    rows = []
-    for number, (name, language, code) in enumerate(BODIES):
+    drags = count()
+
+    def save(code, language, result):
         fields = change_form(a, f"{base}{change_url}")
         fields["body"] = f"```{language}\n{code}\n```\n"
-        fields["summary"] = f"Bench {number}"
-        result = {}
+        fields["summary"] = "Bench"
+        result["save"] = a.post(f"{base}{change_url}", fields)
 
-        def save(fields=fields, result=result):
-            result["save"] = a.post(f"{base}{change_url}", fields)
+    def drag():
+        position = "first-child" if next(drags) % 2 == 0 else "last-child"
+        fields = {"cmd": "move_node", "cut_item": dragged, "pasted_on": section,
+                  "position": position, "csrfmiddlewaretoken": b_token}  # fmt: skip
+        return b.post(changelist, fields)
 
-        saving = threading.Thread(target=save)
-        saving.start()
-        time.sleep(DRAG_DELAY)
-        position = "first-child" if number % 2 == 0 else "last-child"
-        drag = {
-            "cmd": "move_node",
-            "cut_item": dragged,
-            "pasted_on": section,
-            "position": position,
-            "csrfmiddlewaretoken": b_token,
+    for number in range(2):
+        save(f"x = {number}", "python", {})
+        drag()
+    alone = statistics.median(drag()[1] for _ in range(ROUNDS))
+    print(f"{'a drag alone (median)':<28} {'':>21}   drag {alone:9.0f} ms", flush=True)
+    rows = []
+    for name, language, code in BODIES:
+        saves, dragged_ms, statuses = [], [], set()
+        for _ in range(ROUNDS):
+            result = {}
+            saving = threading.Thread(target=save, args=(code, language, result))
+            saving.start()
+            time.sleep(DRAG_DELAY)
+            drag_status, drag_ms = drag()
+            saving.join()
+            save_status, save_ms = result["save"]
+            statuses.add((save_status, drag_status))
+            saves.append(save_ms)
+            dragged_ms.append(drag_ms)
+        row = {
+            "body": name,
+            "statuses": sorted(statuses),
+            "save_ms": statistics.median(saves),
+            "save_max_ms": max(saves),
+            "drag_ms": statistics.median(dragged_ms),
+            "drag_max_ms": max(dragged_ms),
         }
-        result["drag"] = b.post(changelist, drag)
-        saving.join()
-        (save_status, save_ms), (drag_status, drag_ms) = result["save"], result["drag"]
-        rows.append(
-            {
-                "body": name,
-                "save_status": save_status,
-                "save_ms": save_ms,
-                "drag_status": drag_status,
-                "drag_ms": drag_ms,
-            }
-        )
+        rows.append(row)
         print(
-            f"{name:<28} save {save_status} {save_ms:8.0f} ms   drag {drag_status} "
-            f"{drag_ms:6.0f} ms",
+            f"{name:<28} save {row['save_ms']:6.0f} ms ({row['save_max_ms']:5.0f})   drag "
+            f"{row['drag_ms']:4.0f} ms ({row['drag_max_ms']:4.0f})   {sorted(statuses)}",
             flush=True,
         )
-    return rows
+    return rows, alone
 
 
 def main():
@@ -217,7 +238,7 @@ def main():
             )  # fmt: skip
             try:
                 wait_until_up(f"{base}/")
-                rows = measure(base, change_url, dragged, section)
+                rows, alone = measure(base, change_url, dragged, section)
             finally:
                 server.terminate()
                 server.wait(timeout=60)
@@ -227,17 +248,17 @@ def main():
     failed = [
         row
         for row in rows
-        if row["save_status"] != 302
+        if row["statuses"] != [(302, 200)]
         or row["save_ms"] > SAVE_TARGET_MS
-        or row["drag_status"] != 200
         or row["drag_ms"] > DRAG_TARGET_MS
     ]
     worst_save = max(row["save_ms"] for row in rows)
     worst_drag = max(row["drag_ms"] for row in rows)
     print(
         f"{'PASS' if not failed else 'MISS'}  {args.database}: slowest save {worst_save:.0f} ms "
-        f"(<= {SAVE_TARGET_MS}), slowest drag {worst_drag:.0f} ms (<= {DRAG_TARGET_MS}), "
-        f"every save a redirect and every drag OK"
+        f"(<= {SAVE_TARGET_MS}), slowest drag beside a save {worst_drag:.0f} ms "
+        f"(<= {DRAG_TARGET_MS}; alone {alone:.0f} ms), medians of {ROUNDS}; every save a "
+        "redirect and every drag OK"
     )
     return 1 if failed and not args.no_fail else 0
 
