@@ -4,6 +4,7 @@ from django import forms
 from mptt.forms import MPTTAdminForm
 
 from .edit.conflicts import MergingFormMixin
+from .edit.forms import SummaryField
 from .models import Node
 from .permissions import PUBLISHED, can_publish, statuses_for
 from .search import MAX_QUERY_LENGTH
@@ -110,12 +111,7 @@ class NodeAdminForm(MergingFormMixin, MPTTAdminForm):
 
     user = None
 
-    summary = forms.CharField(
-        max_length=255,
-        required=False,
-        label="Edit summary",
-        help_text="Briefly describe your change; it is shown in the page's history.",
-    )
+    summary = SummaryField()
 
     class Meta:
         model = Node

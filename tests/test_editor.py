@@ -407,3 +407,19 @@ def test_a_base_revision_of_another_page_is_refused_not_saved_to_that_page(clien
         ("Chapter One", "area-a/section-a1/chapter-one", "This chapter is currently a scaffold."),
         ("Chapter Five", "area-b/section-b1/chapter-five", "This chapter is currently a scaffold."),
     ]
+
+
+@pytest.mark.django_db
+def test_an_edit_summary_is_stored_on_one_line(client, small_tree):
+    client.force_login(role_user("ed", "Editor"))
+    form = opened(client)
+
+    client.post(DRAFT_ONE, {**form, "summary": "Draft\r\nsummary"})
+    kept = EditDraft.objects.get().summary
+    response = client.post(
+        EDIT_ONE, {**form, "body": "New.", "summary": "Fix\r\nBcc: x\n\n  typo", "save": "1"}
+    )
+
+    assert (kept, response.status_code) == ("Draft summary", 302)
+    latest = Node.history.filter(id=node("Chapter One").pk).first()
+    assert latest.history_change_reason == "Fix Bcc: x typo"

@@ -393,3 +393,15 @@ def test_anonymous_users_are_asked_to_sign_in_to_review_or_revert(client, publis
         assert (response.status_code, response["Location"]) == (302, f"/admin/login/?next={url}")
     assert client.post(change.get_absolute_url(), {"decision": "approve"}).status_code == 302
     assert PendingChange.objects.get().state == "pending"
+
+
+@pytest.mark.django_db
+def test_a_pending_change_s_summary_is_stored_on_one_line(client, published):
+    client.force_login(role_user("ed", "Editor"))
+    propose(client, body="Proposed text.", summary="Clearer\r\nand\nshorter")
+    change = PendingChange.objects.get()
+    direct = workflow.save_edit(
+        node("Chapter One"), change.author, summary="A\nscript", base_revision=1, base_url=BASE_URL
+    )
+
+    assert (change.summary, direct.summary) == ("Clearer and shorter", "A script")

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ..caching import version
 from ..markdown import BODY_MAX_LENGTH
-from ..models import TITLE_MAX_LENGTH, EditDraft, Node, PathRedirect, tree_write
+from ..models import TITLE_MAX_LENGTH, EditDraft, Node, PathRedirect, one_line, tree_write
 from ..navigation import breadcrumb, title_paths
 from ..permissions import can_add, can_edit, can_preview
 from . import workflow
@@ -292,6 +292,7 @@ def draft(request, path, adding=False):
         name: request.POST.get(name, "").replace("\x00", "")[: DRAFT_LIMITS[name]]
         for name in DRAFT_FIELDS
     }
+    fields["summary"] = one_line(fields["summary"])
     parent = _posted_id(request, "parent")
     fields["parent"] = Node.objects.filter(pk=parent).first() if parent is not None else None
     fields["base_revision"] = _posted_id(request, "base_revision")

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from .. import history
 from ..markdown import MarkdownError
-from ..models import Node, PendingChange, tree_write
+from ..models import Node, PendingChange, one_line, tree_write
 from ..permissions import PUBLISHED, can_edit, can_publish
 from . import notify
 from .conflicts import revision_fields
@@ -57,7 +57,7 @@ def save_edit(node, user, *, summary, base_revision, base_url):
     Args:
         node: the page, loaded after the lock, with the form's values; or a new one.
         user: the editor.
-        summary: the edit summary.
+        summary: the edit summary (stored on one line, ``chapters.models.one_line``).
         base_revision: the revision id the form was made from (merged up to the latest).
         base_url: the site's address, for the e-mail's links.
 
@@ -80,7 +80,7 @@ def save_edit(node, user, *, summary, base_revision, base_url):
                 "status": node.status,
                 "parent": node.parent,
                 "body": node.body,
-                "summary": summary,
+                "summary": one_line(summary),
                 "updated": timezone.now(),
             },
         )

@@ -35,6 +35,7 @@ from .rules import (
     RESERVED_ROOT_SLUGS,
     TITLE_MAX_LENGTH,
     NodeRules,
+    one_line,
     unique_slug,
 )
 from .synonyms import Synonym
@@ -73,6 +74,7 @@ __all__ = [
     "NodeManager",
     "NodeQuerySet",
     "NodeRules",
+    "one_line",
     "Notification",
     "PathRedirect",
     "PendingChange",

@@ -25,7 +25,7 @@ from chapters.markdown import BODY_MAX_LENGTH, MarkdownError
 from .links import Link, PathRedirect
 from .media import MediaUse
 from .rendering import render_unresolved, resolve
-from .rules import PATH_MAX_LENGTH, RESERVED_ROOT_SLUGS, TITLE_MAX_LENGTH, NodeRules
+from .rules import PATH_MAX_LENGTH, RESERVED_ROOT_SLUGS, TITLE_MAX_LENGTH, NodeRules, one_line
 from .tree import TREE_FIELDS, NodeManager, set_mptt_memory, tree_write
 from .watches import Watch
 
@@ -185,7 +185,7 @@ class Node(NodeRules, MPTTModel):
         parent's path are read from the database under the write's lock, not from possibly
         stale instances. ``update_fields`` always includes the derived fields. The revision's
         author and summary are the node's (``_history_user``, ``_change_reason``), else the
-        write's.
+        write's; the summary is stored on one line (``rules.one_line``).
 
         The tree's rules are checked again under the lock (:meth:`validate_in_tree`),
         whatever a form checked before: another editor may have moved, deleted or changed a
@@ -218,6 +218,8 @@ class Node(NodeRules, MPTTModel):
             self._history_user = write.user
         if getattr(self, "_change_reason", None) is None and write.summary:
             self._change_reason = write.summary
+        if getattr(self, "_change_reason", None) is not None:
+            self._change_reason = one_line(self._change_reason)
         self.path = self.build_path()
         if kwargs.get("update_fields") is not None:
             kwargs["update_fields"] = {*kwargs["update_fields"], *DERIVED_FIELDS}
@@ -313,7 +315,9 @@ class Node(NodeRules, MPTTModel):
             Node.history.filter(history_type="-", id__in=list(after), history_id__gt=recorded)
         )
         root = next(record for record in records if record.id == pk)
-        root.history_change_reason = root.history_change_reason or write.summary or "Deleted"
+        root.history_change_reason = one_line(
+            root.history_change_reason or write.summary or "Deleted"
+        )
         for record in records:
             record.deletion, record.deleted_after = root.history_id, after[record.id]
             if record is not root:
