@@ -313,12 +313,15 @@ class _Import:
 
         A file dated by ``updated`` was exported from the node's revision of that date (its
         base). When someone has saved the page on the site since (a revision after that date
-        that is not an import's), the fields the file leaves as they were in its base are
-        the site's to keep: a stale export never undoes an edit made since. A field both the
-        file and the site changed is a conflict, refused; the message says how to settle it.
+        that is not an import's), each field is compared with the base on both sides: one
+        the file leaves as it was is the site's to keep (a stale export never undoes an edit
+        made since); one only the file changed is imported; one both changed is a conflict,
+        refused, and the message says how to settle it (docs/editing.md, "Keeping the
+        curriculum in files"). Without a base (the page's first revision is later than the
+        file's date) every field of ``changed`` counts as changed on both sides.
 
         Raises:
-            ValidationError: the file and the site both changed the page since its date.
+            ValidationError: the file and the site both changed a field since its date.
         """
         since = Node.history.filter(id=node.pk, history_date__gt=entry.updated)
         edit = since.exclude(history_change_reason=REASON).select_related("history_user").first()
@@ -326,24 +329,29 @@ class _Import:
             return changed
         base = Node.history.filter(id=node.pk, history_date__lte=entry.updated).first()
         if base is None:
-            theirs = changed
-        else:
-            theirs = [
-                name
-                for name in changed
-                if (normalize_body(base.body) if name == "body" else getattr(base, name))
-                != getattr(entry, name)
-            ]
-        if theirs:
-            who = f" by {edit.history_user}" if edit.history_user else ""
-            raise ValidationError(
-                f"“{node.title}” was changed on the site{who} at "
-                f"{edit.history_date:%Y-%m-%d %H:%M:%S %Z}, after this file's “updated” "
-                f"({entry.updated:%Y-%m-%d %H:%M:%S %Z}), and the file changes its "
-                f"{', '.join(theirs)} too. Export it again and make your change there, or "
-                "delete the file's “updated” line to replace the site's change."
-            )
-        return []
+            return self._stale(node, entry, edit, changed)
+
+        def value(source, name):
+            found = getattr(source, name)
+            return normalize_body(found) if name == "body" else found
+
+        files = [name for name in changed if value(base, name) != getattr(entry, name)]
+        both = [name for name in files if value(base, name) != value(node, name)]
+        if both:
+            self._stale(node, entry, edit, both)
+        return files
+
+    @staticmethod
+    def _stale(node, entry, edit, fields):
+        """Refuse a file that changes ``fields``, which the site's ``edit`` changed since."""
+        who = f" by {edit.history_user}" if edit.history_user else ""
+        raise ValidationError(
+            f"“{node.title}” was changed on the site{who} at "
+            f"{edit.history_date:%Y-%m-%d %H:%M:%S %Z}, after this file's “updated” "
+            f"({entry.updated:%Y-%m-%d %H:%M:%S %Z}), and the file changes its "
+            f"{', '.join(fields)} too. Export it again and make your change there, or "
+            "delete the file's “updated” line to replace the site's change."
+        )
 
     def _add(self, entry):
         parent = self._parent(entry)
