@@ -4,7 +4,8 @@ deleted to match it, all or nothing, through the write path every edit takes.
 Everything is one write to the tree (:func:`~chapters.models.tree_write`), whose lock is
 taken before it reads the tree; nodes are written by ``Node.save()``,
 ``NodeManager.move_node()`` and ``Node.delete()``, which check the tree's rules again.
-Each node written gets one revision, "Imported". A dry run does all of it, then rolls it
+Each node written gets one revision, "Imported" (the command's names the folder and its git
+commit). A dry run does all of it, then rolls it
 back.
 """
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
+from django.db.models import Q
 from mptt.exceptions import InvalidMove
 
 from ..curriculum_file import date_latest_revision, tree_position
@@ -27,6 +29,9 @@ from .reading import read_folder
 __all__ = ["REASON", "Change", "ImportResult", "import_folder"]
 
 REASON = "Imported"
+# How the summaries of the import commands start (``chapters.management.importing``), and
+# those of curriculum files (``chapters.curriculum_file``): imports, not edits on the site.
+IMPORTED = f"{REASON} from "
 # What an import compares and writes besides the body and the node's place.
 CONTENT_FIELDS = ("title", "slug", "kind", "status")
 
@@ -55,7 +60,17 @@ class ImportResult:
     kept: int
 
 
-def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=True, request=None):
+def import_folder(
+    files,
+    *,
+    delete=False,
+    dry_run=False,
+    use_ids=True,
+    publish=True,
+    request=None,
+    user=None,
+    summary=REASON,
+):
     """Make the tree match a folder of Markdown files (see ``chapters.files``).
 
     Each file's entry is matched to a node by its ``id`` when a node has it, otherwise by
@@ -86,6 +101,11 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=T
             unreviewed.
         request: the request importing, if any: the revisions' author and the address
             e-mail links to (``tree_write``).
+        user: the revisions' author, where there is no request (``manage.py
+            import_markdown --user``), or None.
+        summary: the revisions' summary: :data:`REASON`, or the command's "Imported from
+            <folder>" with its git commit (``chapters.management.importing``); it must start
+            with :data:`REASON`, as the stale rule knows imports by it (``_Import._not_stale``).
 
     Returns:
         An :class:`ImportResult`.
@@ -105,8 +125,8 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=T
     if problems:
         raise FolderError(problems)
     bodies = [entry.body for entry in outline.entries]
-    with tree_write(request=request, bodies=bodies):
-        run = _Import(outline, delete=delete, use_ids=use_ids, publish=publish)
+    with tree_write(request=request, user=user, bodies=bodies):
+        run = _Import(outline, delete=delete, use_ids=use_ids, publish=publish, reason=summary)
         if run.problems:
             raise FolderError(run.problems)
         try:
@@ -136,8 +156,9 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=T
 class _Import:
     """One import's state: the tree as read under the lock, the matches, what was written."""
 
-    def __init__(self, outline, *, delete, use_ids, publish):
+    def __init__(self, outline, *, delete, use_ids, publish, reason=REASON):
         self.entries, self.delete, self.use_ids = outline.entries, delete, use_ids
+        self.reason = reason
         self.publish, self.unpublishable = publish, []
         self.problems, self.changes, self.unchanged = [], [], 0
         self.current, self.explicit_ids = "", False
@@ -289,7 +310,7 @@ class _Import:
         newer = entry.updated is not None and entry.updated > node.updated
         for name in changed:
             setattr(node, name, getattr(entry, name))
-        node._change_reason = REASON
+        node._change_reason = self.reason
         if move is not None:
             Node.objects.move_node(node, *move)
         else:
@@ -324,7 +345,8 @@ class _Import:
             ValidationError: the file and the site both changed a field since its date.
         """
         since = Node.history.filter(id=node.pk, history_date__gt=entry.updated)
-        edit = since.exclude(history_change_reason=REASON).select_related("history_user").first()
+        imports = Q(history_change_reason=REASON) | Q(history_change_reason__startswith=IMPORTED)
+        edit = since.exclude(imports).select_related("history_user").first()
         if edit is None:
             return changed
         base = Node.history.filter(id=node.pk, history_date__lte=entry.updated).first()
@@ -376,7 +398,7 @@ class _Import:
         )
         if target is not None:
             node.insert_at(target, position)
-        node._change_reason = REASON
+        node._change_reason = self.reason
         node.save(force_insert=node.pk is not None)
         if entry.updated is not None:
             date_latest_revision(node, entry.updated)
@@ -396,7 +418,7 @@ class _Import:
                     "has published pages under it.",
                 )
             under = node.get_descendant_count()
-            node._change_reason = REASON
+            node._change_reason = self.reason
             node.delete()
             detail = f"with {under} page{'s' if under != 1 else ''} under it" if under else ""
             self.changes.append(Change("deleted", node.path, detail))
