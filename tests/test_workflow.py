@@ -405,3 +405,41 @@ def test_a_pending_change_s_summary_is_stored_on_one_line(client, published):
     )
 
     assert (change.summary, direct.summary) == ("Clearer and shorter", "A script")
+
+
+@pytest.mark.django_db
+def test_an_editor_s_move_of_a_section_holding_published_pages_waits_for_review(client, published):
+    editor = role_user("ed", "Editor")
+    client.force_login(editor)
+    url = "/edit/area-a/section-a1/"
+    form = form_values(soup(client.get(url)), "editor")
+    before = WikiVersion.current()
+
+    response = client.post(
+        url, {**form, "parent": str(node("Area B").pk), "summary": "Move", "save": "1"}
+    )
+
+    change = PendingChange.objects.get()
+    assert (response.status_code, response.url) == (302, change.get_absolute_url())
+    assert (change.node, change.parent, change.status, change.author) == (
+        node("Section A1"),
+        node("Area B"),
+        "draft",
+        editor,
+    )
+    assert (node("Section A1").path, WikiVersion.current()) == ("area-a/section-a1", before)
+    assert client.get(change.get_absolute_url()).status_code == 200
+    assert workflow.approve(change, role_user("rev", "Reviewer"), BASE_URL) is None
+    assert node("Chapter One").path == "area-b/section-a1/chapter-one"
+
+
+@pytest.mark.django_db
+def test_an_editor_moves_a_section_of_drafts_at_once(client, published):
+    client.force_login(role_user("ed", "Editor"))
+    url = "/edit/area-a/section-a2/"
+    form = form_values(soup(client.get(url)), "editor")
+
+    response = client.post(url, {**form, "parent": str(node("Area B").pk), "save": "1"})
+
+    assert (response.status_code, response.url) == (302, "/area-b/section-a2/")
+    assert not PendingChange.objects.exists()

@@ -4,7 +4,9 @@
   page that is not published, is saved at once: a revision, live for readers.
 - An edit of a published page by someone who may not publish becomes a
   :class:`~chapters.models.PendingChange` (one per author and page: editing again updates
-  it); readers keep seeing the published revision.
+  it); readers keep seeing the published revision. So does their move of a section with
+  published pages under it to another section (``permissions.can_move``, the rule by which
+  the admin refuses the same move): :func:`needs_review`.
 - A reviewer approves a pending change, which saves it at once through ``Node.save()``
   under the tree's lock, merged three ways (:mod:`chapters.edit.merge`) with whatever was
   saved since it was proposed; a conflict, or a change the tree refuses, goes back to its
@@ -27,7 +29,7 @@ from django.utils import timezone
 from .. import history
 from ..markdown import MarkdownError
 from ..models import Node, PendingChange, one_line, tree_write
-from ..permissions import PUBLISHED, can_edit, can_publish
+from ..permissions import PUBLISHED, can_edit, can_move, can_publish
 from . import notify
 from .conflicts import revision_fields
 from .merge import merge_fields, merge_text
@@ -37,6 +39,7 @@ __all__ = [
     "EDITED_SINCE",
     "approve",
     "decidable",
+    "needs_review",
     "page_tools",
     "revert",
     "revert_plan",
@@ -68,8 +71,7 @@ def save_edit(node, user, *, summary, base_revision, base_url):
     Raises:
         ValidationError: the tree refuses the page where it is now (``Node.save()``).
     """
-    stored = Node.objects.filter(pk=node.pk).values_list("status", flat=True).first()
-    if stored == PUBLISHED and not can_publish(user):
+    if needs_review(node, user):
         change, _ = PendingChange.objects.update_or_create(
             node=node,
             author=user,
@@ -89,6 +91,25 @@ def save_edit(node, user, *, summary, base_revision, base_url):
     node._history_user, node._change_reason = user, summary or None
     node.save()
     return None
+
+
+def needs_review(node, user):
+    """Return True when ``user``'s edit of ``node`` must wait for review (see the module).
+
+    It must when the page is published and the user may not publish, or when the edit
+    moves it to another section and the user may not move it at once
+    (``permissions.can_move``: a section with published pages under it), the rule the
+    admin's form and drag refuse such a move by.
+
+    Args:
+        node: the page with the edit's values set (unsaved), loaded after the lock; or a new
+            one, which never waits.
+    """
+    stored = Node.objects.filter(pk=node.pk).values("status", "parent_id").first()
+    if stored is None or can_publish(user):
+        return False
+    moves = stored["parent_id"] != node.parent_id
+    return stored["status"] == PUBLISHED or (moves and not can_move(user, node))
 
 
 def approve(change, reviewer, base_url, *, seen=None):

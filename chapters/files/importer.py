@@ -20,7 +20,7 @@ from ..curriculum_file import date_latest_revision, tree_position
 from ..markdown import MarkdownError
 from ..media.transfer import MediaImportError, import_media
 from ..models import Node, tree_write
-from ..permissions import PUBLISHED
+from ..permissions import PUBLISHED, holds_published
 from .export import MEDIA
 from .folder import FolderError
 from .frontmatter import normalize_body
@@ -244,11 +244,6 @@ class _Import:
                 f"{where}: {what} Only a reviewer may publish pages or change published ones."
             )
 
-    @staticmethod
-    def _holds_published(node):
-        """Return True when a page under ``node`` is published."""
-        return node.get_descendants().filter(status=PUBLISHED).exists()
-
     def _ensure(self, entry):
         """Return the entry's node, adding it first when it is new."""
         if entry not in self.placed:
@@ -305,7 +300,7 @@ class _Import:
             self._refuse(entry.at(), f"it changes the published page /{old_path}/.")
         elif "status" in changed and entry.status == PUBLISHED:
             self._refuse(entry.at(), f"it publishes /{old_path}/.")
-        elif (move is not None or "slug" in changed) and self._holds_published(node):
+        elif (move is not None or "slug" in changed) and holds_published(node):
             self._refuse(entry.at(), f"it moves /{old_path}/, with published pages under it.")
         newer = entry.updated is not None and entry.updated > node.updated
         for name in changed:
@@ -411,7 +406,7 @@ class _Import:
             if not Node.objects.filter(pk=node.pk).exists():
                 continue
             self.current = f"deleting {node.path}"
-            if node.status == PUBLISHED or self._holds_published(node):
+            if holds_published(node):
                 self._refuse(
                     f"/{node.path}/",
                     "it is not in the folder, so the import deletes it, and it is published or "
