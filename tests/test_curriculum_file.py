@@ -1,7 +1,6 @@
 """The curriculum file: its format, importing into a tree that holds nodes, refusing bad files."""
 
 import json
-import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -463,27 +462,3 @@ def test_import_puts_a_new_first_sibling_before_the_next_one_without_moving_othe
         "Section A1",
         "Section A2",
     ]
-
-
-@pytest.mark.django_db
-def test_the_import_command_records_its_user_and_the_file_s_git_commit(
-    tmp_path, small_tree, django_user_model
-):
-    django_user_model.objects.create_user("importer")
-    file = write(tmp_path, [entry("area-a", title="Area A, renamed")])
-    identity = ["-c", "user.name=Test", "-c", "user.email=test@example.org"]
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "The file"]):
-        subprocess.run(["git", "-C", str(tmp_path), *identity, *args], check=True)
-    head = ["git", "-C", str(tmp_path), "rev-parse", "HEAD"]
-    commit = subprocess.run(head, capture_output=True, text=True, check=True).stdout.strip()
-
-    call_command("import_curriculum", file, "--user", "importer", verbosity=0)
-
-    latest = Node.history.filter(id=node("Area A, renamed").pk).first()
-    assert (str(latest.history_user), latest.history_change_reason) == (
-        "importer",
-        f"Imported from import.json at {commit}",
-    )
-    with pytest.raises(CommandError) as error:
-        call_command("import_curriculum", file, "--user", "nobody")
-    assert str(error.value) == "There is no user “nobody”; nothing was imported."
