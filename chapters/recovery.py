@@ -11,6 +11,7 @@ from django.db.models import Count, Exists, F, OuterRef, Subquery
 
 from .markdown import MarkdownError
 from .models import Node, PathRedirect, tree_write
+from .models.kept import bring_back
 
 __all__ = ["deletions", "deleted_nodes", "restore"]
 
@@ -80,7 +81,9 @@ def restore(revision, user=None, base_url=None):
     is gone); its descendants in their old order. Each restore is a "+" revision with the
     summary "Restored". Saving recomputes paths and links and renders the pages whose links
     find the nodes again; the paths the nodes had before (from their revisions) redirect to
-    them again where no node or other redirect uses them.
+    them again where no node or other redirect uses them. The nodes' pending changes and
+    editors' drafts, kept in the deletion's revisions, come back with them
+    (``chapters.models.kept``).
 
     Args:
         revision: the "-" revision of the node the delete was asked for.
@@ -142,6 +145,7 @@ def _restore(revision, user):
             raise ValidationError(f"“{node.title}” cannot be rendered: {error}") from error
         parents[record.id] = node
     restore_redirects([record.id for record in records])
+    bring_back(records)
     return Node.objects.get(pk=revision.id)
 
 

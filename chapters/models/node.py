@@ -69,6 +69,13 @@ class DeletionFields(models.Model):
         help_text="On the revisions of one delete: the id of the revision recording the "
         "deletion of the node the delete was asked for (its own id on that revision).",
     )
+    kept = models.JSONField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="On a node's revision of a delete: its pending changes and drafts, deleted "
+        "with it, for a restore to bring back (chapters.models.kept).",
+    )
     deleted_after = models.PositiveBigIntegerField(
         null=True,
         blank=True,
@@ -275,7 +282,8 @@ class Node(NodeRules, MPTTModel):
         simple-history records a "-" revision for every node deleted. They are then given one
         date and author, each node's place among its siblings (``deleted_after``), the id of
         this node's "-" revision (``deletion``) and a summary ("Deleted" unless one was given;
-        "Deleted with “<title>”" for the descendants), so the subtree can be restored
+        "Deleted with “<title>”" for the descendants), and each node's pending changes and
+        drafts (``kept``: :mod:`.kept`), so the subtree can be restored
         (``chapters.recovery``). One transaction in the open write to the tree (or one of its
         own), with the node's place read under its lock. The users watching the nodes
         deleted are named to the write, as their watches go with the nodes, so that they
@@ -306,6 +314,9 @@ class Node(NodeRules, MPTTModel):
         watching = Watch.objects.filter(node__in=list(after)).values_list("user", flat=True)
         write.watchers.setdefault(pk, set()).update(watching)
         titles = set(self.get_descendants(include_self=True).values_list("title", flat=True))
+        from .kept import keep  # kept imports the models importing this module
+
+        kept = keep(list(after))
         recorded = Node.history.aggregate(latest=Max("history_id"))["latest"] or 0
         self._history_date = timezone.now()
         if getattr(self, "_history_user", None) is None and write.user is not None:
@@ -320,12 +331,14 @@ class Node(NodeRules, MPTTModel):
         )
         for record in records:
             record.deletion, record.deleted_after = root.history_id, after[record.id]
+            record.kept = kept.get(record.id)
             if record is not root:
                 record.history_date, record.history_user = root.history_date, root.history_user
                 record.history_change_reason = f"Deleted with “{self.title}”"
         Node.history.model.objects.bulk_update(
             records,
-            ["deletion", "deleted_after", "history_date", "history_user", "history_change_reason"],
+            ["deletion", "deleted_after", "kept", "history_date", "history_user"]
+            + ["history_change_reason"],
         )
         # A link that could mean one of them and another page now means the other.
         write.mend_titles.update(titles)
