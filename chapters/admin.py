@@ -288,10 +288,19 @@ class NodeAdmin(DraggableMPTTAdmin):
         else:
             restored = node.get_descendant_count()
             self.log_addition(request, node, recovery.RESTORED)
+            held = len(node.waiting_for_review)
             messages.success(
                 request,
                 f"“{node.title}” was restored at /{node.path}/"
-                + (f" with {restored} page{pluralize(restored)} under it." if restored else "."),
+                + (f" with {restored} page{pluralize(restored)} under it." if restored else ".")
+                + (
+                    f" {held} of them {pluralize(held, 'was,were')} published: "
+                    f"{pluralize(held, 'it is,they are')} back as "
+                    f"{pluralize(held, 'a draft,drafts')}, and publishing "
+                    f"{pluralize(held, 'it,them')} again waits for a reviewer."
+                    if held
+                    else ""
+                ),
             )
         return redirect("admin:chapters_node_deleted")
 

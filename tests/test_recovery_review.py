@@ -3,10 +3,11 @@ and a published page restored by someone who may not publish waits for a reviewe
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 
 from chapters import recovery
 from chapters.edit import workflow
-from chapters.models import EditDraft, Node, PendingChange, tree_write
+from chapters.models import EditDraft, Node, PendingChange, WikiVersion, tree_write
 from tests.helpers import edit, form_values, node, role_user, soup
 
 BASE_URL = "http://testserver/"
@@ -70,3 +71,92 @@ def test_a_page_s_pending_change_and_drafts_come_back_with_it(small_tree, django
         ("other", "Chapter Two", False),
         ("other", "Section A1", True),
     ]
+
+
+def restore_as(client, title):
+    """Post the admin's Restore of ``title``'s deletion as the client's user; return the
+    messages shown after it."""
+    url = reverse("admin:chapters_node_restore", args=[deletion_of(title).history_id])
+    response = client.post(url, follow=True)
+    return [str(message) for message in response.context["messages"]]
+
+
+@pytest.fixture
+def deleted_section(small_tree):
+    """Section A1 deleted by an admin, its Chapter One published."""
+    edit("Chapter One", status="published", body="Published text.")
+    with tree_write(user=role_user("admin", "Admin")):
+        node("Section A1").delete()
+
+
+@pytest.mark.django_db
+def test_an_editor_s_restore_of_a_published_page_waits_for_review(client, deleted_section):
+    editor = role_user("ed", "Editor")
+    shown = restore_as(signed_in(editor), "Section A1")
+
+    restored = node("Chapter One")
+    latest = Node.history.filter(id=restored.pk).first()
+    change = PendingChange.objects.get()
+    assert shown == [
+        "“Section A1” was restored at /area-a/section-a1/ with 3 pages under it. 1 of them "
+        "was published: it is back as a draft, and publishing it again waits for a reviewer."
+    ]
+    assert (restored.status, latest.status, latest.history_change_reason) == (
+        "draft",
+        "draft",
+        "Restored",
+    )
+    assert (change.node, change.author, change.state) == (restored, editor, "pending")
+    assert (change.base_revision, change.status, change.title, change.body) == (
+        latest.history_id,
+        "published",
+        "Chapter One",
+        "Published text.",
+    )
+    assert (change.parent, change.summary) == (
+        node("Section A1"),
+        "Publish again after the restore",
+    )
+    version = WikiVersion.current()
+    assert workflow.approve(change, role_user("rev", "Reviewer"), BASE_URL) is None
+    assert (node("Chapter One").status, node("Chapter One").body) == (
+        "published",
+        "Published text.",
+    )
+    assert WikiVersion.current() != version
+
+
+@pytest.mark.django_db
+def test_a_reviewer_s_restore_of_a_published_page_is_live_at_once(client, deleted_section):
+    shown = restore_as(signed_in(role_user("rev", "Reviewer")), "Section A1")
+
+    assert shown == ["“Section A1” was restored at /area-a/section-a1/ with 3 pages under it."]
+    assert node("Chapter One").status == "published"
+    assert not PendingChange.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_editor_s_own_change_that_came_back_proposes_publishing_the_page_again(
+    small_tree,
+):
+    edit("Chapter One", status="published", body="Line one.\nLine two.")
+    editor = role_user("ed", "Editor")
+    propose(signed_in(editor), "/edit/area-a/section-a1/chapter-one/", body="Line one.\nMine.")
+    with tree_write(user=role_user("admin", "Admin")):
+        node("Chapter One").delete()
+
+    recovery.restore(deletion_of("Chapter One"), editor, BASE_URL)
+
+    change = PendingChange.objects.get()
+    latest = Node.history.filter(id=node("Chapter One").pk).first()
+    assert (node("Chapter One").status, change.base_revision, change.status, change.body) == (
+        "draft",
+        latest.history_id,
+        "published",
+        "Line one.\nMine.",
+    )
+    assert workflow.approve(change, role_user("rev", "Reviewer"), BASE_URL) is None
+    assert (node("Chapter One").status, node("Chapter One").body) == (
+        "published",
+        "Line one.\nMine.",
+    )

@@ -14,6 +14,9 @@
   reviewer saw it (``PendingChange.version``), and only while it is still pending.
 - A revert by someone who may not publish follows the same rules (:func:`revert`), and
   never replaces their own pending change.
+- A restore (``chapters.recovery``) by someone who may not publish brings a page that was
+  published back as a draft, and proposes publishing it again as a pending change
+  (:func:`propose_restored`), so nothing deleted comes back live without a reviewer.
 - Statuses follow ``permissions.statuses_for``: the forms offer only those.
 
 Every function here that writes is one write to the tree
@@ -41,6 +44,7 @@ __all__ = [
     "decidable",
     "needs_review",
     "page_tools",
+    "propose_restored",
     "revert",
     "revert_plan",
     "save_edit",
@@ -48,6 +52,8 @@ __all__ = [
 ]
 
 DECIDED_ALREADY = "This change has been decided already."
+# The summary of the change proposing to publish a restored page again.
+PUBLISH_RESTORED = "Publish again after the restore"
 EDITED_SINCE = "The change was edited since you opened it: look again."
 
 
@@ -110,6 +116,58 @@ def needs_review(node, user):
         return False
     moves = stored["parent_id"] != node.parent_id
     return stored["status"] == PUBLISHED or (moves and not can_move(user, node))
+
+
+def propose_restored(node, user, base_url):
+    """Propose publishing ``node`` again, just restored as a draft by ``user``, who may not
+    publish: a pending change of the restored revision with the status Published, summary
+    :data:`PUBLISH_RESTORED`, which a reviewer approves or sends back as any other.
+
+    Their own change to the page that came back with it, waiting for review, becomes that
+    proposal instead (one pending change per author and page): merged three ways with the
+    restored revision, its status Published, its base the restored revision. Where it
+    conflicts with what was saved after it was proposed, it stays as it was, and its
+    approval sends it back saying so, as it would have before the delete.
+
+    Call in the restore's write to the tree, once the page and its pending changes are
+    back (``chapters.recovery.restore``).
+
+    Args:
+        node: the restored page.
+        user: who restored it.
+        base_url: the site's address, for the e-mail's links.
+
+    Returns:
+        The :class:`~chapters.models.PendingChange` proposing to publish the page, or the
+        user's own change that conflicts.
+    """
+    latest = Node.history.filter(id=node.pk).first()
+    own = node.pending_changes.waiting().filter(author=user).first()
+    fields = {**revision_fields(latest), "status": PUBLISHED}
+    if own is None:
+        change = PendingChange.objects.create(
+            node=node,
+            author=user,
+            base_revision=latest.history_id,
+            title=fields["title"],
+            status=PUBLISHED,
+            parent_id=fields["parent_id"],
+            body=fields["body"],
+            summary=PUBLISH_RESTORED,
+        )
+    else:
+        base = Node.history.filter(id=node.pk, history_id=own.base_revision).first()
+        ours = {name: value for name, value in own.fields().items() if name != "body"}
+        values, conflicts = merge_fields(revision_fields(base) if base else {}, fields, ours)
+        text = merge_text(base.body if base else "", latest.body, own.body)
+        if conflicts or text.conflicts:
+            return own
+        own.title, own.parent_id, own.body = values["title"], values["parent_id"], text.text
+        own.status, own.base_revision, own.updated = PUBLISHED, latest.history_id, timezone.now()
+        own.save()
+        change = own
+    notify.change_proposed(change, base_url)
+    return change
 
 
 def approve(change, reviewer, base_url, *, seen=None):
