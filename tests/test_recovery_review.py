@@ -67,7 +67,9 @@ def test_a_page_s_pending_change_and_drafts_come_back_with_it(small_tree, django
         ("sent_back", "Proposed.", "Not yet."),
         ("pending", "Again.", ""),
     ]
-    assert [(d.user.username, d.node.title, d.adding) for d in EditDraft.objects.order_by("pk")] == [
+    assert [
+        (d.user.username, d.node.title, d.adding) for d in EditDraft.objects.order_by("pk")
+    ] == [
         ("other", "Chapter Two", False),
         ("other", "Section A1", True),
     ]
