@@ -443,3 +443,30 @@ def test_an_editor_moves_a_section_of_drafts_at_once(client, published):
 
     assert (response.status_code, response.url) == (302, "/area-b/section-a2/")
     assert not PendingChange.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_editor_s_revert_moving_a_section_holding_published_pages_waits_for_review(
+    client, published
+):
+    Node.objects.move_node(node("Section A1"), node("Area B"), "last-child")
+    under_a = Node.history.filter(id=node("Section A1").pk).order_by("history_id").first()
+    client.force_login(role_user("ed", "Editor"))
+    url = reverse("chapters:revert", args=[under_a.history_id])
+
+    page = soup(client.get(url))
+    response = client.post(url, follow=True)
+
+    assert [li.get_text() for li in page.select(".revert-notes li")] == [
+        "It stays Draft, and waits for a reviewer's approval."
+    ]
+    assert [str(m) for m in response.context["messages"]] == [
+        "Your revert waits for a reviewer; readers see it once approved."
+    ]
+    change = PendingChange.objects.get()
+    assert (change.node, change.parent, change.status) == (
+        node("Section A1"),
+        node("Area A"),
+        "draft",
+    )
+    assert node("Chapter One").path == "area-b/section-a1/chapter-one"

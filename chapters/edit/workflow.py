@@ -310,14 +310,18 @@ def revert_plan(node, revision, user):
         refused (:func:`revert` raises it), or "".
     """
     after = Node.objects.get(pk=node.pk)
-    if can_publish(user) or after.status != PUBLISHED:
+    if _reverts_at_once(after, revision, user):
         keep = not can_publish(user) and revision.status == PUBLISHED
         notes = history.restore_fields(after, revision, keep_status=keep)
         if keep and revision.status != after.status:
             notes.append(f"It stays {after.get_status_display()}: only a reviewer may publish.")
         return {"after": after, "notes": notes, "pending": False, "refused": ""}
     notes = _propose_revert(after, revision)
-    return {"after": after, "notes": notes, "pending": True, "refused": _refusal(after, user)}
+    pending = needs_review(after, user)
+    if pending:
+        notes.append(f"It stays {after.get_status_display()}, and waits for a reviewer's approval.")
+    refused = _refusal(after, user) if pending else ""
+    return {"after": after, "notes": notes, "pending": pending, "refused": refused}
 
 
 def revert(node, revision, user, base_url):
@@ -325,7 +329,8 @@ def revert(node, revision, user, base_url):
 
     Someone who may publish reverts as ``chapters.history.revert`` does. Someone who may not
     keeps the page's status where the revision would publish or unpublish it, and proposes
-    the revert of a published page as a pending change instead of saving it: its title,
+    the revert of a published page, or one moving a section with published pages under it
+    (``permissions.can_move``), as a pending change instead of saving it: its title,
     body and section (where that section still exists), never its slug or kind, which a
     pending change does not hold. That is refused while they have a change to the page
     waiting for review already, which the revert would otherwise replace unseen.
@@ -350,7 +355,7 @@ def revert(node, revision, user, base_url):
 def _revert(node, revision, user, base_url):
     """Revert ``node`` in the write open (see :func:`revert`)."""
     node.refresh_from_db()
-    if can_publish(user) or node.status != PUBLISHED:
+    if _reverts_at_once(node, revision, user):
         keep = not can_publish(user) and revision.status == PUBLISHED
         notes = history.revert(node, revision, user, keep_status=keep)
         if keep and history.NOTHING_TO_REVERT not in notes:
@@ -360,7 +365,7 @@ def _revert(node, revision, user, base_url):
     _propose_revert(node, revision)
     if (node.title, node.body, node.parent_id) == stored:
         return [history.NOTHING_TO_REVERT], None
-    refusal = _refusal(node, user)
+    refusal = _refusal(node, user) if needs_review(node, user) else ""
     if refusal:
         raise ValidationError(refusal)
     latest = Node.history.filter(id=node.pk).values_list("history_id", flat=True).first()
@@ -374,9 +379,22 @@ def _revert(node, revision, user, base_url):
     return [], change
 
 
+def _reverts_at_once(node, revision, user):
+    """Return True when ``user`` reverts ``node`` to ``revision`` at once, as
+    ``history.revert`` does: someone who may publish, or an unpublished page whose revert
+    moves nothing that ``permissions.can_move`` keeps for review (its section and slug
+    stay, or no published page is under it). Otherwise the revert is proposed."""
+    if can_publish(user):
+        return True
+    if node.status == PUBLISHED:
+        return False
+    moves = (revision.parent_id, revision.slug) != (node.parent_id, node.slug)
+    return not moves or can_move(user, node)
+
+
 def _propose_revert(node, revision):
-    """Set on ``node`` what an editor's revert of a published page proposes; return notes
-    saying what it keeps."""
+    """Set on ``node`` what an editor's revert that waits for review proposes (a published
+    page, or a move of published pages); return notes saying what it keeps."""
     notes = []
     node.title, node.body = revision.title, revision.body
     if revision.parent_id != node.parent_id:
@@ -388,7 +406,6 @@ def _propose_revert(node, revision):
             notes.append("It stays where it is: a change for review moves a page only.")
     if revision.slug != node.slug:
         notes.append(f"Its slug stays “{node.slug}”: a change for review keeps the address.")
-    notes.append("It stays Published, and waits for a reviewer's approval.")
     return notes
 
 
