@@ -315,3 +315,6 @@ class SynonymAdmin(admin.ModelAdmin):
 
 # The media library's admin registers itself (chapters/media/admin.py).
 from .media.admin import MediaItemAdmin  # noqa: E402,F401
+
+# So do webhooks and their delivery log (chapters/webhooks/admin.py).
+from .webhooks.admin import WebhookAdmin  # noqa: E402,F401

@@ -16,7 +16,9 @@ imports the models.
 from django_tasks import task
 
 __all__ = [
+    "announce_revisions",
     "build_book",
+    "deliver_webhook",
     "mend_links",
     "process_media",
     "render_pages",
@@ -96,3 +98,35 @@ def build_book(root, format, version):
     from .books.builds import BookKey, build
 
     return build(BookKey(root, format, version))
+
+
+@task()
+def announce_revisions(first, last, base_url):
+    """Record the webhook deliveries of the page events of one write's revisions, and
+    enqueue the tasks sending them (``chapters.webhooks.events.announce_revisions``).
+
+    Args:
+        first: the id of the latest revision before the write.
+        last: the id of the write's latest revision.
+        base_url: the site's address, for the pages' URLs.
+
+    Returns:
+        The number of deliveries recorded.
+    """
+    from .webhooks import events
+
+    return events.announce_revisions(first, last, base_url)
+
+
+@task()
+def deliver_webhook(pk):
+    """Send the webhook delivery ``pk`` (a UUID as text) unless it was delivered
+    (``chapters.webhooks.delivery.deliver``); a receiver that cannot be reached, or does
+    not answer 2xx, fails the task, which the worker runs again later.
+
+    Returns:
+        ``"delivered"``, ``"refused"`` or ``"skipped"``.
+    """
+    from .webhooks import delivery
+
+    return delivery.deliver(pk)

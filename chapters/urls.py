@@ -3,7 +3,7 @@ used here are reserved as top-level slugs (``RESERVED_ROOT_SLUGS``, chapters/mod
 
 from django.urls import path, register_converter
 
-from . import crawlers, feeds, health, views
+from . import crawlers, feeds, health, metrics, views
 from .books import views as books
 from .edit import review as edit_review
 from .edit import views as edit_views
@@ -94,6 +94,7 @@ urlpatterns = [
     path("media/<medianame:name>/replace/", media.media_replace, name="media-replace"),
     path("media/<medianame:name>/delete/", media.media_delete, name="media-delete"),
     path("healthz", health.healthz, name="healthz"),
+    path("metrics", metrics.metrics, name="metrics"),
     path("books/<str:format>/", books.book, name="book"),
     path("books/<str:format>/<nodepath:path>/", books.book, name="book-section"),
     path("print/<nodepath:path>/", views.print_section, name="print"),

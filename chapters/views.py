@@ -25,6 +25,7 @@ from .caching.validators import last_modified
 from .edit.workflow import page_tools, revert, revert_plan
 from .forms import AreaForm, CompareForm, SearchForm
 from .markdown import MarkdownError, render_markdown
+from .metrics import SEARCH_SECONDS
 from .models import LinkResolver, MediaResolver, Node, PathRedirect
 from .permissions import can_revert
 from .search.areas import search_areas
@@ -286,7 +287,8 @@ def search_results(request):
     query, area, status = (form.cleaned_data[name] for name in ("q", "area", "status"))
     context.update(search_query=query, area_options=areas.options_for(area))
     if query:
-        context.update(_search_page(query, area, status, request.GET.get("page")))
+        with SEARCH_SECONDS.labels("page").time():
+            context.update(_search_page(query, area, status, request.GET.get("page")))
         context["area_links"] = areas.links
         context["filtered"] = bool(area or status)
         context["params"] = QueryDict(mutable=True)
@@ -350,7 +352,10 @@ def search_top_results(request):
     key = f"search-top:{hashlib.sha256(query.encode()).hexdigest()}"
     data = cache.get(key, version=version(request))
     if data is None:
-        data = {"corrected": "", "results": []} if "\x00" in query else search.top_results(query)
+        with SEARCH_SECONDS.labels("top").time():
+            data = (
+                {"corrected": "", "results": []} if "\x00" in query else search.top_results(query)
+            )
         cache.set(key, data, version=version(request))
     response = JsonResponse({"query": query, **data}, json_dumps_params={"ensure_ascii": False})
     response["Cache-Control"] = "no-cache"

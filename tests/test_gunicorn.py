@@ -98,10 +98,15 @@ def request(port, method, target):
 
 
 @contextmanager
-def gunicorn(folder):
-    """Serve the test database with gunicorn, one worker, its config as in production.
+def gunicorn(folder, workers=1, **environment):
+    """Serve the test database with gunicorn, its config as in production.
 
     The control socket goes to ``folder`` (gunicorn's folder for it is ``XDG_RUNTIME_DIR``).
+
+    Args:
+        folder: a folder for the control socket, the log and a SQLite copy.
+        workers: gunicorn's worker processes (``WEB_CONCURRENCY``).
+        **environment: further environment variables of the server.
 
     Yields:
         The port it listens on, once ``/healthz`` answers 200.
@@ -117,8 +122,9 @@ def gunicorn(folder):
         "DJANGO_SETTINGS_MODULE": "tests.settings",
         "DATABASE_URL": served_database_url(folder),
         "GUNICORN_BIND": f"127.0.0.1:{port}",
-        "WEB_CONCURRENCY": "1",
+        "WEB_CONCURRENCY": str(workers),
         "XDG_RUNTIME_DIR": str(folder),
+        **environment,
     }
     executable = str(Path(sys.executable).with_name("gunicorn"))
     with open(folder / "gunicorn.log", "wb") as log:

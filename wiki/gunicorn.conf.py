@@ -9,6 +9,9 @@ Read by ``gunicorn -c wiki/gunicorn.conf.py``; each name is one of gunicorn's se
   two per CPU core plus one, gunicorn's advice for synchronous workers.
 - ``GUNICORN_ACCESS_LOG``: where to write one line per request: ``-`` for standard output,
   or a file's path. Default: no access log (the load balancer or proxy in front logs them).
+- ``PROMETHEUS_MULTIPROC_DIR``: a folder of this gunicorn's own where each worker writes
+  its metrics (``chapters.metrics``), so that ``/metrics`` adds up every worker's, whichever
+  answers; emptied as gunicorn starts. Default: none, each worker answers its own.
 """
 
 import multiprocessing
@@ -17,6 +20,7 @@ import re
 from pathlib import Path
 
 from gunicorn.config import ControlSocket
+from prometheus_client import multiprocess
 
 wsgi_app = "wiki.wsgi:application"
 bind = [os.environ.get("GUNICORN_BIND") or "127.0.0.1:8000"]
@@ -46,6 +50,30 @@ def on_starting(server):
         name = re.sub(r"[^A-Za-z0-9.]+", "-", "-".join(server.cfg.bind)).strip("-")
         default = Path(ControlSocket.default)
         server.cfg.set("control_socket", str(default.with_name(f"gunicorn-{name}.ctl")))
+    _empty_metrics_folder()
+
+
+# prometheus-client's multiprocess mode (its documentation, "Multiprocess Mode (E.g.
+# Gunicorn)"): each process writes its counters and histograms to files in this folder, and
+# a scrape adds them up.
+METRICS_FOLDER = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+
+
+def _empty_metrics_folder():
+    """Make the metrics folder, or empty it of the files of a gunicorn that ran before:
+    its workers' counts would otherwise be added to the new ones'."""
+    if METRICS_FOLDER:
+        folder = Path(METRICS_FOLDER)
+        folder.mkdir(parents=True, exist_ok=True)
+        for stale in folder.glob("*.db"):
+            stale.unlink()
+
+
+def child_exit(server, worker):
+    """Tell prometheus-client a worker is gone, as its multiprocess mode asks (its live
+    gauges' files are then dropped; counters keep counting what the worker did)."""
+    if METRICS_FOLDER:
+        multiprocess.mark_process_dead(worker.pid)
 
 
 # A request line may be as long as gunicorn allows (its default is 4094 bytes): a page's URL

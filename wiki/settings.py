@@ -41,6 +41,13 @@ manner of cookiecutter-django:
   (default ``localhost``), ``DJANGO_EMAIL_PORT`` (default 25), ``DJANGO_EMAIL_HOST_USER``,
   ``DJANGO_EMAIL_HOST_PASSWORD`` and ``DJANGO_EMAIL_USE_TLS`` (a flag), from
   ``DJANGO_DEFAULT_FROM_EMAIL`` (default ``wiki@localhost``).
+- ``WIKI_WEBHOOK_ALLOW_PRIVATE``: comma-separated networks (CIDR) whose private, loopback or
+  link-local addresses webhooks may be sent to (``chapters.webhooks.addresses``). Default:
+  none. ``WIKI_WEBHOOK_TIMEOUT``: the seconds a delivery waits for each step, three times
+  that for the whole delivery. Default: 5.
+- ``WIKI_METRICS_TOKEN``: the bearer token that opens ``/metrics`` to a scraper, and
+  ``WIKI_METRICS_ALLOW_IPS``: comma-separated networks (CIDR) whose clients may read it
+  (``chapters.metrics``). Default: neither; staff users only.
 
 With debug off, static files are served by WhiteNoise from ``STATIC_ROOT`` under hashed,
 compressed names, so ``manage.py collectstatic`` must have run (``bin/serve-production`` runs
@@ -112,6 +119,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Right after SecurityMiddleware, as WhiteNoise asks: static files skip the rest.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Counts and times every request but static files' (chapters.metrics): outside everything
+    # else, so that the time includes the reader cache's answers and the compression.
+    "chapters.metrics.RequestMetricsMiddleware",
     # Compresses every response not made for a signed-in user (wiki/compression.py): outside
     # the reader middleware below, so that readers' kept pages and 304s pass through it, and
     # inside WhiteNoise, which serves its own compressed copies of static files.
@@ -294,6 +304,28 @@ DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL", "wiki@localhost
 # The wiki's address, for the links in e-mail sent about writes made outside a request (an
 # import, a script); writes made on the site use the request's.
 WIKI_BASE_URL = os.environ.get("WIKI_BASE_URL") or "http://127.0.0.1:8000/"
+
+# Webhooks (chapters/webhooks/): the networks whose private, loopback or link-local addresses
+# webhooks may still be sent to, comma-separated CIDR (e.g. "10.0.5.0/24"); none by default,
+# as a webhook aimed inside the servers' network would reach what only they can reach. And
+# how long a delivery waits for each step (connecting, sending, each read), in seconds; the
+# whole delivery gets three times that (chapters.webhooks.delivery).
+WIKI_WEBHOOK_ALLOW_PRIVATE = [
+    network.strip()
+    for network in os.environ.get("WIKI_WEBHOOK_ALLOW_PRIVATE", "").split(",")
+    if network.strip()
+]
+WIKI_WEBHOOK_TIMEOUT = float(os.environ.get("WIKI_WEBHOOK_TIMEOUT") or 5)
+
+# Metrics (chapters/metrics.py): /metrics answers staff users, a request bearing this token
+# ("Authorization: Bearer <token>") and the client addresses of these networks
+# (comma-separated CIDR, e.g. "10.0.0.0/8" for a Prometheus inside the network); nobody else.
+WIKI_METRICS_TOKEN = os.environ.get("WIKI_METRICS_TOKEN", "")
+WIKI_METRICS_ALLOW_IPS = [
+    network.strip()
+    for network in os.environ.get("WIKI_METRICS_ALLOW_IPS", "").split(",")
+    if network.strip()
+]
 
 # The wiki's name and what it is, told to search engines and link previews in every page's
 # <head> (meta description, Open Graph: chapters/templatetags/metadata.py).

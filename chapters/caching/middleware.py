@@ -15,6 +15,7 @@ from django.urls import Resolver404, get_resolver, get_urlconf
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 
+from ..metrics import READER_CACHE
 from .pages import kept_page, mark_for_readers, page_key, still_for_readers
 from .validators import etag, is_reader, version, wiki_version
 
@@ -104,7 +105,9 @@ class ReaderPageMiddleware:
                 try:
                     content = kept_page(page_key(request), version(request))
                 except LookupError:
+                    READER_CACHE.labels("miss").inc()
                     return still_for_readers(self.get_response(request))
+                READER_CACHE.labels("hit").inc()
                 response = _with_reader_headers(request, HttpResponse(content))
             return response
         return self.get_response(request)

@@ -21,8 +21,8 @@
 
 Every function here that writes is one write to the tree
 (:func:`~chapters.models.tree_write`), whose revisions the watchers hear of once it commits
-(:mod:`chapters.edit.notify`); proposals and decisions are told in their own
-transaction.
+(:mod:`chapters.edit.notify`) and webhooks of once it commits (:mod:`chapters.webhooks`);
+proposals and decisions are told in their own transaction.
 """
 
 from django.core.exceptions import ValidationError
@@ -33,6 +33,7 @@ from .. import history
 from ..markdown import MarkdownError
 from ..models import Node, PendingChange, one_line, tree_write
 from ..permissions import PUBLISHED, can_edit, can_move, can_publish
+from ..webhooks import events
 from . import notify
 from .conflicts import revision_fields
 from .merge import merge_fields, merge_text
@@ -93,6 +94,7 @@ def save_edit(node, user, *, summary, base_revision, base_url):
             },
         )
         notify.change_proposed(change, base_url)
+        events.review_requested(change, base_url)
         return change
     node._history_user, node._change_reason = user, summary or None
     node.save()
@@ -167,6 +169,7 @@ def propose_restored(node, user, base_url):
         own.save()
         change = own
     notify.change_proposed(change, base_url)
+    events.review_requested(change, base_url)
     return change
 
 
@@ -232,6 +235,7 @@ def _approve(change, reviewer, base_url):
         return _send_back(change, reviewer, str(error), base_url)
     _decide(change, reviewer, PendingChange.State.APPROVED, "")
     notify.change_decided(change, base_url)
+    events.review_decided(change, base_url)
     return None
 
 
@@ -283,6 +287,7 @@ def _send_back(change, reviewer, comment, base_url):
     """Send ``change`` back under the lock taken by the caller, who checked it is pending."""
     _decide(change, reviewer, PendingChange.State.SENT_BACK, comment)
     notify.change_decided(change, base_url)
+    events.review_decided(change, base_url)
     return comment
 
 

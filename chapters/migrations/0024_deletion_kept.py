@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("chapters", "0022_book_builds"),
+        ("chapters", "0023_webhooks"),
     ]
 
     operations = [

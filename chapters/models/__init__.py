@@ -19,7 +19,9 @@
 - :mod:`.workers`: ``TaskWorker``, the heartbeats of the processes running background
   tasks (``chapters.worker``);
 - :mod:`.books`: ``BookBuild``, one build of a book at one version, and its progress
-  (``chapters.books.builds``).
+  (``chapters.books.builds``);
+- :mod:`.webhooks`: ``Webhook`` (an address told of events) and ``WebhookDelivery`` (the
+  log of each event sent to one, ``chapters.webhooks``).
 """
 
 from .books import BookBuild
@@ -51,6 +53,7 @@ from .tree import (
 )
 from .version import WikiVersion
 from .watches import Watch
+from .webhooks import Webhook, WebhookDelivery
 from .workers import TaskWorker
 
 __all__ = [
@@ -82,6 +85,8 @@ __all__ = [
     "TaskWorker",
     "TreeWrite",
     "Watch",
+    "Webhook",
+    "WebhookDelivery",
     "WikiVersion",
     "cache_trees",
     "current_write",

@@ -126,18 +126,25 @@ class TreeWrite:
         revisions = apps.get_model("chapters", "HistoricalNode").objects.using(self.using)
         return revisions.aggregate(latest=models.Max("history_id"))["latest"] or 0
 
+    def _webhooks(self):
+        webhooks = apps.get_model("chapters", "Webhook").objects.using(self.using)
+        return webhooks.filter(active=True).exists()
+
     def defer(self, task, *args):
         """Enqueue ``task`` with ``args`` as the write ends, after the writes' own tasks."""
         self.tasks.append((task, args))
 
     def finish(self):
         """Enqueue the write's work as tasks, in its transaction: e-mail to the watchers of
-        the revisions it recorded, the pages to render again, the broken links to mend,
-        then what was deferred (see ``chapters.tasks``)."""
+        the revisions it recorded, their webhooks' events (when a webhook is active), the
+        pages to render again, the broken links to mend, then what was deferred (see
+        ``chapters.tasks``)."""
         last = self._latest_revision()
         if self.tell_watchers and last > self.first_revision:
             watchers = {str(pk): sorted(users) for pk, users in self.watchers.items()}
             tasks.tell_watchers.enqueue(self.first_revision, last, self.base_url, watchers)
+        if last > self.first_revision and self._webhooks():
+            tasks.announce_revisions.enqueue(self.first_revision, last, self.base_url)
         if self.render:
             tasks.render_pages.enqueue(sorted(self.render))
         if self.mend_titles or self.mend_paths:
