@@ -22,6 +22,7 @@ from simple_history.models import HistoricalRecords
 
 from chapters.markdown import BODY_MAX_LENGTH, MarkdownError
 
+from .deletions import DeletionFields, mark_deletion
 from .links import Link, PathRedirect
 from .media import MediaUse
 from .rendering import render_unresolved, resolve
@@ -49,43 +50,6 @@ PLACEMENT_FIELDS = ("kind", "title", "path")
 
 # The fields a revision records and a revert restores; the tree's own fields are left out.
 REVISION_FIELDS = ("title", "slug", "kind", "status", "parent_id", "body")
-
-
-class DeletionFields(models.Model):
-    """Fields a revision has beyond simple-history's own, set on the revisions of a delete.
-
-    Deleting a node deletes its descendants with it (django-mptt), and simple-history records
-    a "-" revision for each, each at its own moment. ``Node.delete()`` then marks those
-    revisions as one deletion, so that ``chapters.recovery`` can restore the subtree as it was
-    (extra fields on the historical model through ``HistoricalRecords(bases=...)`` are
-    simple-history's documented way to store more with each revision).
-    """
-
-    deletion = models.PositiveBigIntegerField(
-        null=True,
-        blank=True,
-        editable=False,
-        db_index=True,
-        help_text="On the revisions of one delete: the id of the revision recording the "
-        "deletion of the node the delete was asked for (its own id on that revision).",
-    )
-    kept = models.JSONField(
-        null=True,
-        blank=True,
-        editable=False,
-        help_text="On a node's revision of a delete: its pending changes and drafts, deleted "
-        "with it, for a restore to bring back (chapters.models.kept).",
-    )
-    deleted_after = models.PositiveBigIntegerField(
-        null=True,
-        blank=True,
-        editable=False,
-        help_text="On the revisions of a delete: the id of the node that preceded this one "
-        "among its siblings; empty for a first child.",
-    )
-
-    class Meta:
-        abstract = True
 
 
 class Node(NodeRules, MPTTModel):
@@ -325,21 +289,7 @@ class Node(NodeRules, MPTTModel):
         records = list(
             Node.history.filter(history_type="-", id__in=list(after), history_id__gt=recorded)
         )
-        root = next(record for record in records if record.id == pk)
-        root.history_change_reason = one_line(
-            root.history_change_reason or write.summary or "Deleted"
-        )
-        for record in records:
-            record.deletion, record.deleted_after = root.history_id, after[record.id]
-            record.kept = kept.get(record.id)
-            if record is not root:
-                record.history_date, record.history_user = root.history_date, root.history_user
-                record.history_change_reason = f"Deleted with “{self.title}”"
-        Node.history.model.objects.bulk_update(
-            records,
-            ["deletion", "deleted_after", "kept", "history_date", "history_user"]
-            + ["history_change_reason"],
-        )
+        mark_deletion(records, pk, after, kept, write.summary)
         # A link that could mean one of them and another page now means the other.
         write.mend_titles.update(titles)
         return deleted
