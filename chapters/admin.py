@@ -274,7 +274,9 @@ class NodeAdmin(DraggableMPTTAdmin):
         return TemplateResponse(request, "admin/chapters/node/deleted.html", context)
 
     def restore_view(self, request, revision_id):
-        """Restore a deletion (POST), then go back to the list with what was done or why not."""
+        """Restore a deletion (POST), then go back to the list with what was done or why not
+        (and how many published pages came back as drafts waiting for review:
+        ``recovery.restore``)."""
         if not self.has_add_permission(request):
             raise PermissionDenied
         revision = get_object_or_404(
@@ -294,9 +296,8 @@ class NodeAdmin(DraggableMPTTAdmin):
                 f"“{node.title}” was restored at /{node.path}/"
                 + (f" with {restored} page{pluralize(restored)} under it." if restored else ".")
                 + (
-                    f" {held} of them {pluralize(held, 'was,were')} published: "
-                    f"{pluralize(held, 'it is,they are')} back as "
-                    f"{pluralize(held, 'a draft,drafts')}, and publishing "
+                    f" {held} published page{pluralize(held)} {pluralize(held, 'is,are')} back "
+                    f"as {pluralize(held, 'a draft,drafts')}: publishing "
                     f"{pluralize(held, 'it,them')} again waits for a reviewer."
                     if held
                     else ""

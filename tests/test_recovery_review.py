@@ -100,8 +100,8 @@ def test_an_editor_s_restore_of_a_published_page_waits_for_review(client, delete
     latest = Node.history.filter(id=restored.pk).first()
     change = PendingChange.objects.get()
     assert shown == [
-        "“Section A1” was restored at /area-a/section-a1/ with 3 pages under it. 1 of them "
-        "was published: it is back as a draft, and publishing it again waits for a reviewer."
+        "“Section A1” was restored at /area-a/section-a1/ with 3 pages under it. 1 published "
+        "page is back as a draft: publishing it again waits for a reviewer."
     ]
     assert (restored.status, latest.status, latest.history_change_reason) == (
         "draft",
