@@ -1,80 +1,127 @@
-"""Time Pygments' lexers on text they were not written for, and a body's render with it.
+"""Feed every Pygments lexer text it was not written for, as large as a body may be.
 
-Run as ``.venv/bin/python bench/lexers.py [LANGUAGE ...]``. For each language (by default
-the common ones of the curriculum's areas) it lexes runs of one or two characters of 4,000
-and 8,000 characters and prints the slowest run and how much longer the double length took
-(2 for a lexer linear on it, 4 for one quadratic). Then it times the rendering of a body
-holding the slowest run on one line at 20,000 characters, which
-``chapters.markdown.mdx.highlight`` bounds. ``bench/README.md`` ("Code highlighting") keeps
-the last run.
+Run as ``.venv/bin/python bench/lexers.py [LANGUAGE ...]`` (by default every lexer Pygments
+has). For each input of :data:`INPUTS` (a run of one character, words, nested brackets,
+quotes: each fills a body up to ``BODY_MAX_LENGTH`` in one code fence) it highlights the code
+with every lexer as a body's render does, in the kept child process that is killed at the
+body's budget (:mod:`chapters.markdown.lexing`), and times each block from the request to
+the answer or the kill, a new child's start included. It prints, per input, how the lexers
+ended (highlighted, past the tokens allowed, killed at the budget) and the five slowest, with
+the time of a whole render (:func:`chapters.markdown.render_markdown`: Markdown, highlighting,
+sanitizing) of a body holding that fence. ``bench/README.md`` ("Code highlighting") keeps
+the last run. ``tests/test_lexer_scan.py`` runs the same scan and checks the bound.
 """
 
 import os
 import sys
 import time
+from collections import Counter
 
-LANGUAGES = [
-    "python", "c", "cpp", "cuda", "rust", "go", "java", "javascript", "typescript", "bash",
-    "json", "yaml", "toml", "sql", "html", "css", "latex", "diff", "r", "julia", "haskell",
-    "scala", "kotlin", "swift", "lua", "ruby", "csharp", "glsl", "llvm", "ocaml", "fan",
-]  # fmt: skip
-
-RUNS = [
-    *"a\"'/*#<{(\\`$ \n0-=:@.%[|&!?;,+~^_",
-    "/*", '"\\', "'\\", "<!--", "a ", "a\n", "0.", "--", "#{", "${", '"""', "r'", "a(", "a.",
-    "{{", "[[", "(*", "{-", 'x"',
-]  # fmt: skip
-
-
-def seconds(lexer, text):
-    """Return how long lexing ``text`` takes, in seconds."""
-    from pygments import lex
-
-    started = time.perf_counter()
-    for _ in lex(text, lexer):
-        pass
-    return time.perf_counter() - started
+# Each input fills a body of BODY_MAX_LENGTH characters: "```" and the language's name, a
+# newline, the code, a newline and "```".
+INPUTS = {
+    "a": lambda length: "a" * length,
+    "a b ": lambda length: ("a b " * length)[:length],
+    "(…)": lambda length: "(" * (length // 2) + ")" * (length - length // 2),
+    '"': lambda length: '"' * length,
+    "'": lambda length: "'" * length,
+}
 
 
-def slowest_run(language):
-    """Return ``(seconds at 8,000 characters, growth from 4,000, run)`` of the slowest run."""
-    from pygments.lexers import get_lexer_by_name
+def languages():
+    """Return one name of every lexer Pygments has, in alphabetical order."""
+    from pygments.lexers._mapping import LEXERS
 
-    lexer = get_lexer_by_name(language)
-    worst = (0.0, 0.0, "")
-    for run in RUNS:
-        text = run * (8000 // len(run))
-        half, full = seconds(lexer, text[:4000]), seconds(lexer, text)
-        worst = max(worst, (full, full / max(half, 1e-6), run))
-    return worst
+    return sorted(aliases[0] for _, _, aliases, _, _ in LEXERS.values() if aliases)
 
 
-def main(languages):
-    """Print each language's slowest run, then the bounded render of the slowest of all."""
+def code(language, make):
+    """Return what ``make`` makes as long as a fence of ``language`` in a body may hold."""
+    from chapters.markdown import BODY_MAX_LENGTH
+
+    return make(BODY_MAX_LENGTH - len(fence(language, "")))
+
+
+def fence(language, text):
+    """Return a body of one fence of ``language`` holding ``text``."""
+    return f"```{language}\n{text}\n```"
+
+
+def highlight_block(language, text):
+    """Highlight ``text`` as one block of a body, as a render does; return how it ended.
+
+    Returns:
+        A pair: the seconds from the request to the answer (or to the kill), and
+        ``"highlighted"``, ``"tokens"`` (past the tokens allowed) or ``"killed"``.
+    """
+    from chapters.markdown.mdx.highlight import (
+        HighlightBudget,
+        HighlightOverBudget,
+        RemoteCodeHilite,
+        budgeted_formatter,
+    )
+
+    hiliter = RemoteCodeHilite(
+        text,
+        lang=language,
+        guess_lang=False,
+        css_class="highlight",
+        pygments_formatter=budgeted_formatter(HighlightBudget()),
+    )
+    started = time.monotonic()
+    try:
+        hiliter.hilite(shebang=False)
+        ended = "highlighted"
+    except HighlightOverBudget as error:
+        ended = "tokens" if "tokens" in str(error) else "killed"
+    return time.monotonic() - started, ended
+
+
+def scan(make, names):
+    """Highlight the input ``make`` makes with each lexer of ``names``.
+
+    Returns:
+        A list of ``(seconds, language, ended)``, slowest first (see :func:`highlight_block`).
+    """
+    results = []
+    for language in names:
+        seconds, ended = highlight_block(language, code(language, make))
+        results.append((seconds, language, ended))
+    return sorted(results, reverse=True)
+
+
+def render_seconds(body):
+    """Return the seconds a whole render of ``body`` takes."""
+    from chapters.markdown import render_markdown
+
+    started = time.monotonic()
+    render_markdown(body)
+    return time.monotonic() - started
+
+
+def main(names):
+    """Print, per input, how the lexers ended and the five slowest, with their render times."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
     os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only")
     import django
 
     django.setup()
-    from chapters.markdown import render_markdown
-
-    print(f"{'language':<12} {'8,000 chars':>12} {'x from 4,000':>13}  run")
-    slowest = (0.0, "", "")
-    for language in languages:
-        full, growth, run = slowest_run(language)
-        print(f"{language:<12} {full:>10.3f} s {growth:>12.1f}  {run!r}")
-        if "\n" not in run:  # a body's blocks are at most 1,000 lines (chapters.markdown.limits)
-            slowest = max(slowest, (full, language, run))
-    _, language, run = slowest
-    body = f"```{language}\n{run * (20_000 // len(run))}\n```"
-    started = time.perf_counter()
-    render_markdown(body)
-    print(
-        f"Render of 20,000 characters of {run!r} as {language}: "
-        f"{time.perf_counter() - started:.2f} s (bounded)"
-    )
+    print(f"load average {os.getloadavg()[0]:.2f}; {len(names)} lexers")
+    for name, make in INPUTS.items():
+        started = time.monotonic()
+        results = scan(make, names)
+        ends = Counter(ended for _, _, ended in results)
+        print(
+            f"\n{name!r} up to the body's limit: scanned in "
+            f"{time.monotonic() - started:.0f} s; "
+            + ", ".join(f"{count} {ended}" for ended, count in sorted(ends.items()))
+        )
+        print(f"{'lexer':<16} {'block':>8} {'render':>8}  ended")
+        for seconds, language, ended in results[:5]:
+            render = render_seconds(fence(language, code(language, make)))
+            print(f"{language:<16} {seconds:>6.2f} s {render:>6.2f} s  {ended}")
 
 
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    main(sys.argv[1:] or LANGUAGES)
+    main(sys.argv[1:] or languages())

@@ -10,7 +10,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-__all__ = ["Segment", "Line", "FieldChange", "diff_text", "field_changes"]
+__all__ = ["Segment", "Line", "FieldChange", "choice_label", "diff_text", "field_changes"]
 
 CONTEXT_LINES = 3
 # SequenceMatcher is quadratic in the worst case; changed lines longer than this many tokens
@@ -45,6 +45,15 @@ class FieldChange:
     label: str
     old: str
     new: str
+
+
+def choice_label(choices, value):
+    """Return the label of ``value`` among ``choices`` (a ``TextChoices``), else ``value``.
+
+    A revision or a pending change may hold a value that is no longer a choice (stored before
+    the model refused them, issue 24); it is shown as stored rather than failing the page.
+    """
+    return dict(choices.choices).get(value, value)
 
 
 def field_changes(old, new, fields):

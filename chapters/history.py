@@ -7,7 +7,7 @@ with its author (``history_user``), date (``history_date``) and edit summary
 
 from django.core.exceptions import ValidationError
 
-from .diff import diff_text, field_changes
+from .diff import choice_label, diff_text, field_changes
 from .models import REVISION_FIELDS, Node, tree_write
 
 __all__ = [
@@ -74,8 +74,8 @@ def compare(old, new):
     fields = [
         ("Title", lambda r: r.title),
         ("Slug", lambda r: r.slug),
-        ("Kind", lambda r: Node.Kind(r.kind).label),
-        ("Status", lambda r: Node.Status(r.status).label),
+        ("Kind", lambda r: choice_label(Node.Kind, r.kind)),
+        ("Status", lambda r: choice_label(Node.Status, r.status)),
         ("Parent", parent),
     ]
     return {"fields": field_changes(old, new, fields), "body": diff_text(old.body, new.body)}

@@ -43,13 +43,28 @@ hypothesis_settings.register_profile(
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_addoption(parser):
+    """Add ``--lexer-scan``, which runs the tests marked ``lexer_scan``."""
+    parser.addoption(
+        "--lexer-scan",
+        action="store_true",
+        help="run the lexer scan (tests marked lexer_scan; .ci/run's step of its own)",
+    )
+
+
 def pytest_collection_modifyitems(config, items):
     """Skip tests marked ``postgresql`` unless the suite runs on PostgreSQL, and tests marked
-    ``redis`` unless ``REDIS_URL`` is set.
+    ``redis`` unless ``REDIS_URL`` is set; leave out the lexer scan unless ``--lexer-scan``.
 
     ``.ci/run`` runs the suite a second time on PostgreSQL with Redis, where they run; there a
-    Redis that is down fails them rather than skipping them.
+    Redis that is down fails them rather than skipping them. The lexer scan takes minutes:
+    ``.ci/run`` runs it as a step of its own, and pytest reports it as deselected otherwise.
     """
+    if not config.getoption("--lexer-scan"):
+        scan = [item for item in items if item.get_closest_marker("lexer_scan")]
+        if scan:
+            config.hook.pytest_deselected(items=scan)
+            items[:] = [item for item in items if not item.get_closest_marker("lexer_scan")]
     skips = {}
     if connection.vendor != "postgresql":
         skips["postgresql"] = "needs PostgreSQL: set DATABASE_URL=postgres://..."

@@ -18,7 +18,8 @@ def store_before(migration, **fields):
 
     Args:
         migration: the name of a migration of the chapters app.
-        **fields: the area's fields besides its title, slug, kind, path and tree fields.
+        **fields: the area's fields besides its title, slug, path and tree fields (and kind,
+            "section" unless given).
 
     Returns:
         The migration executor, for migrating forward again.
@@ -28,8 +29,8 @@ def store_before(migration, **fields):
     executor.migrate(before)
     old_node = executor.loader.project_state(before).apps.get_model("chapters", "Node")
     old_node.objects.create(
-        title="Area", slug="area", kind="section", path="area", lft=1, rght=2, tree_id=1, level=0,
-        **fields,
+        title="Area", slug="area", path="area", lft=1, rght=2, tree_id=1, level=0,
+        **{"kind": "section", **fields},
     )  # fmt: skip
     return MigrationExecutor(connection)
 
@@ -81,3 +82,39 @@ def test_render_bodies_renders_every_body_with_the_current_pipeline(small_tree, 
     )
     assert chapter.outgoing_links.get().target.title == "Chapter Two"
     assert Node.history.filter(id=chapter.pk).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migration_puts_a_bad_kind_and_status_right_before_checking_them():
+    store_before("0019_notifications", kind="lesson", status="publishd")
+    migrate_to_latest()
+    assert Node.objects.values_list("kind", "status").get() == ("chapter", "draft")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migration_of_the_checks_keeps_the_node_table_s_triggers_and_indexes():
+    # SQLite makes the table again to add a constraint, which drops what SQL added to it.
+    def extras():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT tgname FROM pg_trigger WHERE tgrelid = 'chapters_node'::regclass "
+                "AND NOT tgisinternal UNION SELECT indexname FROM pg_indexes "
+                "WHERE tablename = 'chapters_node'"
+                if connection.vendor == "postgresql"
+                else "SELECT name FROM sqlite_master WHERE tbl_name = 'chapters_node' "
+                "AND type IN ('trigger', 'index')"
+            )
+            return sorted(name for (name,) in cursor.fetchall())
+
+    latest = extras()
+    executor = MigrationExecutor(connection)
+    executor.migrate([("chapters", "0019_notifications")])
+    assert extras() == latest
+    migrate_to_latest()
+    assert extras() == latest
+    bumps = (
+        "chapters_node_bumps_version"
+        if connection.vendor == "postgresql"
+        else "chapters_node_update_bumps_version"
+    )
+    assert bumps in latest

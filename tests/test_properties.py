@@ -19,6 +19,7 @@ from mptt.exceptions import InvalidMove
 
 from chapters.history import revert
 from chapters.models import Node
+from chapters.models.rules import title_character_problem
 from tests.tree_model import POSITIONS, TreeMachine
 
 # Titles that collide (so slugs need "-2"), in other scripts, of punctuation only, reserved
@@ -41,8 +42,9 @@ TITLES = st.one_of(
             "search",
         ]
     ),
+    # Any title save() takes: not blank, nothing a title may not hold.
     st.text(st.characters(exclude_categories=["Cs", "Cc"]), min_size=1, max_size=30).filter(
-        str.strip
+        lambda title: title.strip() and title_character_problem(title) is None
     ),
 )
 

@@ -10,7 +10,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from ..diff import diff_text, field_changes
+from ..diff import choice_label, diff_text, field_changes
 from ..models import Node, PendingChange, Watch
 from ..navigation import title_paths
 from ..permissions import can_edit, can_review, can_watch
@@ -105,7 +105,7 @@ def _diff(change, paths):
 
     labels = [
         ("Title", lambda item: item.title),
-        ("Status", lambda item: Node.Status(item.status).label),
+        ("Status", lambda item: choice_label(Node.Status, item.status)),
         ("Section", parent),
     ]
     return {

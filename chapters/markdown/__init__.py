@@ -10,6 +10,8 @@ Each concern has a module of its own:
 - :mod:`.sanitize`: the allowlists of tags, attributes and URL schemes (MathML's too), and
   the one function that applies bleach with them;
 - :mod:`.limits`: :class:`MarkdownError` and the limits that keep rendering time bounded;
+- :mod:`.lexing`: the kept child process that highlights code, killed at a body's budget
+  (:mod:`.mdx.highlight` tells the budget);
 - :mod:`.text`: the text a reader reads in rendered HTML (for search), and the wiki paths
   its links point at (for the ``Link`` rows);
 - :mod:`.mdx`: the wiki's own Python-Markdown extensions (math, nested lists, wiki links,
@@ -26,7 +28,12 @@ import markdown
 from markdown.serializers import to_html_string
 
 from .limits import BODY_MAX_LENGTH, BoundsExtension, MarkdownError, check_bounds
-from .mdx.highlight import HighlightBudget, HighlightOverBudget, budgeted_formatter
+from .mdx.highlight import (
+    HighlightBudget,
+    HighlightExtension,
+    HighlightOverBudget,
+    budgeted_formatter,
+)
 from .mdx.ids import IdFilter, IdMarkExtension, heading_slug
 from .mdx.media import MEDIA_REFERENCE, MediaExtension, no_media
 from .mdx.wikilinks import WIKI_LINK, WikiLinkExtension, link_element, unresolved
@@ -175,6 +182,7 @@ def _convert(text, resolve_link, resolve_media, highlighting):
             MediaExtension(resolve_media),
             BoundsExtension(),
             IdMarkExtension(),
+            HighlightExtension(),
         ],
         extension_configs={
             **EXTENSION_CONFIGS,

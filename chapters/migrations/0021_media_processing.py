@@ -13,7 +13,7 @@ STATE = models.CharField(
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("chapters", "0019_notifications"),
+        ("chapters", "0020_node_checks"),
     ]
 
     operations = [

@@ -26,9 +26,9 @@
 
 from .books import BookBuild
 from .drafts import EditDraft
-from .links import Link, LinkResolver, PathRedirect
+from .links import Link, LinkResolver, PathRedirect, linking_into, mend_broken_links
 from .media import MEDIA_NAME, MediaItem, MediaResolver, MediaUse, MediaVersion
-from .node import REVISION_FIELDS, DeletionFields, Node, linking_into, mend_broken_links
+from .node import REVISION_FIELDS, DeletionFields, Node
 from .notifications import Notification
 from .review import PendingChange
 from .rules import (

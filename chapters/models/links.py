@@ -13,12 +13,20 @@ A path a node leaves (a rename or a move) becomes a :class:`PathRedirect` to the
 
 import re
 
+from django.apps import apps
 from django.db import models
 from django.db.models import Q
 
 from chapters.markdown import WIKI_LINK
 
-__all__ = ["BodyReferences", "Link", "LinkResolver", "PathRedirect"]
+__all__ = [
+    "BodyReferences",
+    "Link",
+    "LinkResolver",
+    "PathRedirect",
+    "linking_into",
+    "mend_broken_links",
+]
 
 
 class PathRedirect(models.Model):
@@ -153,3 +161,45 @@ class LinkResolver:
             return None, problem
         self.resolved[target] = (node, "")
         return node.get_absolute_url(), None
+
+
+def linking_into(node):
+    """Return the primary keys of the nodes linking to ``node`` or a descendant: their URLs
+    changed, so they are rendered again.
+
+    ``node`` itself is among them when it links into its own subtree: it was rendered before
+    its new path was stored.
+    """
+    subtree = node.get_descendants(include_self=True).values("pk")
+    linking = Link.objects.filter(target__in=subtree).values("source")
+    return set(type(node).objects.filter(pk__in=linking).values_list("pk", flat=True))
+
+
+def mend_broken_links(titles, paths):
+    """Render again the nodes with a broken link that a node titled or placed anew may mend.
+
+    A broken ``[[wiki link]]`` can only come to resolve to a node whose title is the link's
+    last segment (as :class:`~chapters.models.links.LinkResolver` compares them, ignoring
+    case), and an ambiguous one only when a node of that title went elsewhere; a broken link
+    to a path only to a node now at that path. So after a node is added, renamed, moved or
+    deleted, only the nodes with such links are rendered again, not every node with a broken
+    link. The task ``chapters.tasks.mend_links`` calls this once the write that asked for it
+    (``tree_write``) has committed, outside the tree's lock: rendering a slow body then holds
+    up no other editor. Each node is rendered in a transaction of its own.
+
+    Args:
+        titles: the titles the change gave or took away (of the node and its descendants).
+        paths: the stored paths the change gave nodes.
+    """
+    wanted = {title.casefold() for title in titles}
+    linked = {f"/{path}/" for path in paths}
+
+    def may_mend(kind, text):
+        if kind == Link.Kind.PATH:
+            return text in linked
+        return text.rsplit("/", 1)[-1].strip().casefold() in wanted
+
+    broken = Link.objects.filter(target=None).values_list("source", "kind", "text")
+    sources = {source for source, kind, text in broken if may_mend(kind, text)}
+    for node in apps.get_model("chapters", "Node").objects.filter(pk__in=sources):
+        node.refresh_body()

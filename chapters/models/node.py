@@ -22,8 +22,9 @@ from simple_history.models import HistoricalRecords
 
 from chapters.markdown import BODY_MAX_LENGTH, MarkdownError
 
+from . import rules
 from .deletions import DeletionFields, mark_deletion
-from .links import Link, PathRedirect
+from .links import Link, PathRedirect, linking_into
 from .media import MediaUse
 from .rendering import render_unresolved, resolve
 from .rules import PATH_MAX_LENGTH, RESERVED_ROOT_SLUGS, TITLE_MAX_LENGTH, NodeRules, one_line
@@ -34,9 +35,7 @@ __all__ = [
     "REVISION_FIELDS",
     "DeletionFields",
     "Node",
-    "mend_broken_links",
     "path_links",
-    "linking_into",
 ]
 
 # The fields save() computes, written whatever update_fields says.
@@ -59,14 +58,7 @@ class Node(NodeRules, MPTTModel):
     ``order_insertion_by``): the editor's order is the order.
     """
 
-    class Kind(models.TextChoices):
-        SECTION = "section", "Section"
-        CHAPTER = "chapter", "Chapter"
-
-    class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        IN_REVIEW = "review", "In review"
-        PUBLISHED = "published", "Published"
+    Kind, Status = rules.Kind, rules.Status
 
     title = models.CharField(max_length=TITLE_MAX_LENGTH)
     slug = models.SlugField(
@@ -123,6 +115,7 @@ class Node(NodeRules, MPTTModel):
                 name="unique_slug_among_roots",
                 violation_error_message="Another top-level section already uses this slug.",
             ),
+            *rules.CHOICE_CONSTRAINTS,
         ]
 
     def __str__(self):
@@ -164,9 +157,10 @@ class Node(NodeRules, MPTTModel):
         new title or path may mend, are rendered again by tasks once the write commits.
 
         Raises:
-            ValidationError: the title or body is too long (see :meth:`check_lengths`); the
-                node was deleted meanwhile; or the tree's rules refuse it where it is now
-                (see :meth:`validate_in_tree`). Nothing is written.
+            ValidationError: the title or body is too long (see :meth:`check_lengths`); a
+                field holds what it may not (:meth:`check_fields`); the node was deleted
+                meanwhile; or the tree's rules refuse it where it is now (see
+                :meth:`validate_in_tree`). Nothing is written.
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
         with tree_write(bodies=[self.body]) as write, transaction.atomic():
@@ -180,6 +174,7 @@ class Node(NodeRules, MPTTModel):
                 f"“{self.title}” was deleted by someone else meanwhile; nothing was saved."
             )
         self.fill_slug()
+        self.check_fields()
         self.validate_in_tree()
         stored = Node.objects.filter(pk=self.pk).values(*STORED_FIELDS).first() or {}
         old_path, old_title = stored.get("path"), stored.get("title")
@@ -420,48 +415,6 @@ class Node(NodeRules, MPTTModel):
             return self.slug
         parent_path = Node.objects.filter(pk=self.parent_id).values_list("path", flat=True)
         return f"{parent_path.get()}/{self.slug}"
-
-
-def linking_into(node):
-    """Return the primary keys of the nodes linking to ``node`` or a descendant: their URLs
-    changed, so they are rendered again.
-
-    ``node`` itself is among them when it links into its own subtree: it was rendered before
-    its new path was stored.
-    """
-    subtree = node.get_descendants(include_self=True).values("pk")
-    linking = Link.objects.filter(target__in=subtree).values("source")
-    return set(Node.objects.filter(pk__in=linking).values_list("pk", flat=True))
-
-
-def mend_broken_links(titles, paths):
-    """Render again the nodes with a broken link that a node titled or placed anew may mend.
-
-    A broken ``[[wiki link]]`` can only come to resolve to a node whose title is the link's
-    last segment (as :class:`~chapters.models.links.LinkResolver` compares them, ignoring
-    case), and an ambiguous one only when a node of that title went elsewhere; a broken link
-    to a path only to a node now at that path. So after a node is added, renamed, moved or
-    deleted, only the nodes with such links are rendered again, not every node with a broken
-    link. ``save()`` and ``delete()`` call this once their transaction has committed
-    (``transaction.on_commit``), outside the tree's lock: rendering a slow body then holds up
-    no other editor. Each node is rendered in a transaction of its own.
-
-    Args:
-        titles: the titles the change gave or took away (of the node and its descendants).
-        paths: the stored paths the change gave nodes.
-    """
-    wanted = {title.casefold() for title in titles}
-    linked = {f"/{path}/" for path in paths}
-
-    def may_mend(kind, text):
-        if kind == Link.Kind.PATH:
-            return text in linked
-        return text.rsplit("/", 1)[-1].strip().casefold() in wanted
-
-    broken = Link.objects.filter(target=None).values_list("source", "kind", "text")
-    sources = {source for source, kind, text in broken if may_mend(kind, text)}
-    for node in Node.objects.filter(pk__in=sources):
-        node.refresh_body()
 
 
 def path_links(paths):

@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_unicode_slug
+from django.db import models
 from django.db.models import Max
 from django.db.models.functions import Length
 from django.utils import timezone
@@ -21,13 +22,17 @@ from chapters.markdown import BODY_MAX_LENGTH, MarkdownError, check_markdown
 from .tree import current_write
 
 __all__ = [
+    "CHOICE_CONSTRAINTS",
     "PATH_MAX_LENGTH",
     "PATH_URL_MAX_LENGTH",
     "REQUEST_LINE_MAX_LENGTH",
     "RESERVED_ROOT_SLUGS",
     "TITLE_MAX_LENGTH",
+    "Kind",
     "NodeRules",
+    "Status",
     "one_line",
+    "title_character_problem",
     "unique_slug",
 ]
 
@@ -51,16 +56,64 @@ PATH_MAX_LENGTH = 1000
 REQUEST_LINE_MAX_LENGTH = 8190
 PATH_URL_MAX_LENGTH = REQUEST_LINE_MAX_LENGTH - len("HEAD /history//?page=999999 HTTP/1.1")
 TITLE_MAX_LENGTH = 200
-# What a title may not hold, as its error messages say it.
+# What a title may not hold, as its error messages say it. A title is one line: it heads
+# pages, fills the <title> and the subjects of e-mail, where a line break would start another
+# header. Beyond control characters (Unicode category Cc: line breaks, tabs, escapes),
+# bidirectional embeddings, overrides and isolates reorder the text around them (the "Trojan
+# Source" attack, CVE-2021-42574), line and paragraph separators break the line, and
+# zero-width spaces make two titles that look the same differ. The zero-width joiner and
+# non-joiner (U+200D, U+200C) stay allowed: Persian, the scripts of India and emoji need them.
 CONTROL_CHARACTERS = "a line break, a tab or another control character"
+REFUSED_IN_TITLES = {
+    **dict.fromkeys("\u202a\u202b\u202c\u202d\u202e", "a bidirectional override"),
+    **dict.fromkeys("\u2066\u2067\u2068\u2069", "a bidirectional override"),
+    **dict.fromkeys("\u2028\u2029", "a line or paragraph separator"),
+    **dict.fromkeys("\u200b\u2060\ufeff\u180e", "a zero-width character"),
+}
 
 
-def has_control_character(text):
-    """Return True if ``text`` holds a control character (Unicode category Cc: line breaks,
-    tabs, escapes). A title is one line: it heads pages, fills the <title> and the subjects of
-    e-mail, where a line break would start another header.
+class Kind(models.TextChoices):
+    """What a node is: a section holds nodes, a chapter holds text (``Node.Kind``)."""
+
+    SECTION = "section", "Section"
+    CHAPTER = "chapter", "Chapter"
+
+
+class Status(models.TextChoices):
+    """How far a node's text has come (``Node.Status``)."""
+
+    DRAFT = "draft", "Draft"
+    IN_REVIEW = "review", "In review"
+    PUBLISHED = "published", "Published"
+
+
+# The database's own check that a node's kind and status are among their choices
+# (``Node.Meta.constraints``), so that not even QuerySet.update() or raw SQL stores another.
+CHOICE_CONSTRAINTS = [
+    models.CheckConstraint(
+        condition=models.Q((f"{field}__in", choices.values)),
+        name=f"{field}_is_a_choice",
+        violation_error_message=f"The {field} is not one of {', '.join(choices)}.",
+    )
+    for field, choices in (("kind", Kind), ("status", Status))
+]
+
+
+def title_character_problem(title):
+    """Return what a title may not hold that ``title`` holds, as a phrase; None if nothing.
+
+    Returns:
+        ``CONTROL_CHARACTERS`` for a control character (Unicode category Cc), else for the
+        first character of ``REFUSED_IN_TITLES`` what it is and its code point and name
+        ("a bidirectional override (U+202E RIGHT-TO-LEFT OVERRIDE)"), else None.
     """
-    return any(unicodedata.category(character) == "Cc" for character in text)
+    if any(unicodedata.category(character) == "Cc" for character in title):
+        return CONTROL_CHARACTERS
+    for character in title:
+        if character in REFUSED_IN_TITLES:
+            name = unicodedata.name(character)
+            return f"{REFUSED_IN_TITLES[character]} (U+{ord(character):04X} {name})"
+    return None
 
 
 def unique_slug(title, taken, fallback):
@@ -200,15 +253,15 @@ class NodeRules:
         """Validate the node as the admin's form sees it.
 
         Raises:
-            ValidationError: the title is blank or holds a control character (see
-                :func:`has_control_character`), the title or body is too long, the body
+            ValidationError: the title is blank or holds what a title may not (see
+                :func:`title_character_problem`), the title or body is too long, the body
                 cannot be rendered, or the tree's rules refuse the node where it is (see
                 :meth:`validate_in_tree`).
         """
         if not self.title.strip():
             raise ValidationError({"title": "The title cannot be blank."})
-        if has_control_character(self.title):
-            raise ValidationError({"title": f"The title cannot hold {CONTROL_CHARACTERS}."})
+        if problem := title_character_problem(self.title):
+            raise ValidationError({"title": f"The title cannot hold {problem}."})
         self.check_lengths()
         try:
             self.check_body()
@@ -251,9 +304,9 @@ class NodeRules:
         The checks every row must pass before it is stored, whoever writes it: a curriculum
         file (``chapters.curriculum_file``) or a fixture (the ``loaddata`` command), which
         both bypass the admin's form; ``type(self).objects.check_tree()`` applies them to stored
-        nodes. The tree's rules, which need the other nodes, are :meth:`validate_placement`;
-        whether the body can be rendered is known by rendering it. Deferred fields are not
-        read.
+        nodes, and ``save()`` through :meth:`check_fields`. The tree's rules, which need the
+        other nodes, are :meth:`validate_placement`; whether the body can be rendered is known
+        by rendering it. Deferred fields are not read.
 
         Args:
             updated_as_written: ``updated`` as the source wrote it, quoted in the message
@@ -262,36 +315,55 @@ class NodeRules:
         Returns:
             A list of sentences, in lower case and ending with a full stop, in this order:
             text fields holding a NUL or a lone surrogate (no database stores them), a blank
-            title, a title holding a control character, a title or slug longer than its
-            column, a slug that is not a slug, a kind or status that is not a choice, a date
-            without a timezone. Empty when all is well.
+            title, a title holding what a title may not (:func:`title_character_problem`), a
+            title or slug longer than its column, a slug that is not a slug, a kind or status
+            that is not a choice, a date without a timezone. Empty when all is well.
         """
+        return [problem for _, problem in self._field_problems(updated_as_written)]
+
+    def check_fields(self):
+        """Refuse the node's own fields as :meth:`field_problems` does, but for ``updated``
+        (which ``save()`` sets).
+
+        Called by ``save()`` once the slug is filled in, so that code saving a node directly
+        stores no status or kind outside their choices, no malformed slug and no blank or
+        unsafe title (the database refuses the first two too: ``Node.Meta.constraints``).
+
+        Raises:
+            ValidationError: keyed by field, each message a sentence naming the field.
+        """
+        errors = {}
+        for field, problem in self._field_problems():
+            if field != "updated":
+                errors.setdefault(field, []).append(problem[0].upper() + problem[1:])
+        if errors:
+            raise ValidationError(errors)
+
+    def _field_problems(self, updated_as_written=None):
+        """Yield ``(field, sentence)`` for each problem :meth:`field_problems` lists."""
         read = {"body", "kind", "path", "slug", "status", "title"} - self.get_deferred_fields()
-        problems = [
-            f"“{field}” holds a NUL or a lone surrogate, which no database stores."
-            for field in sorted(read)
-            if any(c == "\x00" or "\ud800" <= c <= "\udfff" for c in getattr(self, field))
-        ]
+        for field in sorted(read):
+            if any(c == "\x00" or "\ud800" <= c <= "\udfff" for c in getattr(self, field)):
+                yield field, f"“{field}” holds a NUL or a lone surrogate, which no database stores."
         if not self.title.strip():
-            problems.append("the title is blank.")
-        if "title" in read and has_control_character(self.title):
-            problems.append(f"the title holds {CONTROL_CHARACTERS}.")
+            yield "title", "the title is blank."
+        if "title" in read and (problem := title_character_problem(self.title)):
+            yield "title", f"the title holds {problem}."
         for field in ("title", "slug"):
             length, limit = len(getattr(self, field)), self._meta.get_field(field).max_length
             if length > limit:
-                problems.append(f"the {field} is {length} characters long; the limit is {limit}.")
+                yield field, f"the {field} is {length} characters long; the limit is {limit}."
         try:
             validate_unicode_slug(self.slug)
         except ValidationError:
-            problems.append(f"the slug “{self.slug}” is not a slug (letters, digits, “-” or “_”).")
+            yield "slug", f"the slug “{self.slug}” is not a slug (letters, digits, “-” or “_”)."
         for field, choices in (("kind", self.Kind), ("status", self.Status)):
             value = getattr(self, field)
             if value not in choices.values:
-                problems.append(f"the {field} “{value}” is not one of {', '.join(choices.values)}.")
+                yield field, f"the {field} “{value}” is not one of {', '.join(choices.values)}."
         if self.updated is not None and timezone.is_naive(self.updated):
             written = updated_as_written or self.updated.isoformat()
-            problems.append(f"“updated” “{written}” has no timezone (end it with Z or +00:00).")
-        return problems
+            yield "updated", f"“updated” “{written}” has no timezone (end it with Z or +00:00)."
 
     def check_lengths(self):
         """Refuse a title or body longer than allowed, the same on every database.

@@ -1,0 +1,117 @@
+"""Highlighting in a kept child process (chapters.markdown.lexing): killed at the budget, never
+left a zombie, ended with its parent; the web process loads no lexer."""
+
+import os
+import signal
+import sys
+import threading
+import time
+
+from chapters.markdown import lexing, render_markdown
+from tests.helpers import run_with_environment
+
+PYTHON_BLOCK = "```python\nreturn 1\n```"
+PYTHON_HTML = (
+    '<div class="highlight"><span class="filename">Python</span><pre><span></span><code>'
+    '<span class="k">return</span> <span class="mi">1</span>\n'
+    "</code></pre></div>"
+)
+
+
+def idle_pids():
+    """Return the process ids of this process's idle children."""
+    return [child.process.pid for child in lexing._idle]
+
+
+def ended(pid):
+    """Return whether process ``pid`` has ended: gone, or a zombie its new parent left."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_highlighting_loads_no_lexer_in_the_web_process():
+    html = render_markdown("```lilypond\n\\relative c' { a4 }\n```")
+    assert html.startswith('<div class="highlight"><span class="filename">LilyPond</span><pre>')
+    assert "pygments.lexers.lilypond" not in sys.modules
+
+
+def test_the_child_is_kept_between_renders():
+    assert render_markdown(PYTHON_BLOCK) == PYTHON_HTML
+    kept = idle_pids()
+    assert render_markdown(PYTHON_BLOCK) == PYTHON_HTML
+    assert idle_pids() == kept
+    assert len(kept) == 1
+
+
+def test_a_block_past_the_budget_is_shown_plain_and_its_child_killed_and_reaped():
+    # Pygments' LilyPond lexer spends seconds in one match before its first token (issue 24).
+    render_markdown(PYTHON_BLOCK)
+    [busy] = idle_pids()
+    html = render_markdown(f"{PYTHON_BLOCK}\n\n```lilypond\n{'a' * 20_000}\n```")
+    assert html == (
+        '<pre><code class="language-python">return 1\n</code></pre>\n'
+        '<pre><code class="language-lilypond">' + "a" * 20_000 + "\n</code></pre>"
+    )
+    assert idle_pids() == []
+    assert not os.path.exists(f"/proc/{busy}")  # killed and reaped: not even a zombie
+    assert render_markdown(PYTHON_BLOCK) == PYTHON_HTML
+
+
+def test_a_child_that_died_idle_is_replaced():
+    render_markdown(PYTHON_BLOCK)
+    [dead] = idle_pids()
+    os.kill(dead, signal.SIGKILL)
+    assert render_markdown(PYTHON_BLOCK) == PYTHON_HTML
+    assert dead not in idle_pids()
+    assert not os.path.exists(f"/proc/{dead}")
+
+
+def test_threads_each_have_a_child_and_do_not_wait_on_a_slow_block():
+    # The development server and gunicorn's threads render at once: one thread's block killed
+    # at the budget holds up no other.
+    render_markdown(PYTHON_BLOCK)
+    slow = threading.Thread(target=render_markdown, args=(f"```lilypond\n{'a' * 20_000}\n```",))
+    slow.start()
+    while lexing._idle and slow.is_alive():
+        time.sleep(0.01)  # until the slow thread has taken the idle child
+    assert render_markdown(PYTHON_BLOCK) == PYTHON_HTML
+    slow.join()
+    assert len(idle_pids()) == 1  # this thread's new child; the slow one's was killed
+
+
+def test_the_lexer_load_allowance_is_kept(monkeypatch):
+    monkeypatch.setattr("chapters.markdown.mdx.highlight.LEXER_LOAD_SECONDS_MAX", 0.0)
+    assert render_markdown(PYTHON_BLOCK) == (
+        '<pre><code class="language-python">return 1\n</code></pre>'
+    )
+
+
+def test_a_forked_process_leaves_its_parent_s_children_alone():
+    # A gunicorn worker is forked from the master: it starts children of its own.
+    render_markdown(PYTHON_BLOCK)
+    kept = idle_pids()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if lexing._idle == [] and render_markdown(PYTHON_BLOCK) == PYTHON_HTML else 1)
+    assert os.waitpid(pid, 0)[1] == 0
+    assert render_markdown(PYTHON_BLOCK) == PYTHON_HTML
+    assert idle_pids() == kept
+
+
+def test_the_child_ends_when_its_parent_does():
+    pid = int(
+        run_with_environment(
+            "import django; django.setup()\n"
+            "from chapters.markdown import lexing, render_markdown\n"
+            f"render_markdown({PYTHON_BLOCK!r})\n"
+            "print(lexing._idle[0].process.pid)",
+            DJANGO_SETTINGS_MODULE="tests.settings",
+        )
+    )
+    deadline = time.monotonic() + 10
+    while not ended(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ended(pid)
