@@ -53,6 +53,31 @@ def test_render_markdown_labels_code_with_its_language(fence, label):
     assert html_to_text(html) == "x"  # the label is not text to search
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        '```html\n<script>alert(1)</script><img src=x onerror="a()">\n```',
+        '```"><script>alert(1)</script>\nx\n```',
+        "    </code></pre><script>alert(1)</script>",
+        "```no-such-language\n</div></pre><script>alert(1)</script>\n```",
+    ],
+)
+def test_code_blocks_kept_apart_from_the_sanitizer_cannot_write_markup(source):
+    # Code blocks' HTML is Pygments' and codehilite's, put back after bleach has run.
+    html = render_markdown(source)
+    assert ("<script" in html, "<img" in html, "alert(1)" in html_to_text(html)) == (
+        False, False, True,
+    )  # fmt: skip
+
+
+def test_a_placeholder_of_a_code_block_written_in_a_body_stays_as_written():
+    html = render_markdown("<pre>wikicode-0123456789abcdef-0</pre>\n\n```\nx\n```")
+    assert html == (
+        "<pre>wikicode-0123456789abcdef-0</pre>\n\n"
+        '<div class="highlight"><pre><span></span><code>x\n</code></pre></div>'
+    )
+
+
 def test_render_markdown_leaves_code_without_a_language_unlabelled():
     for source in ["```\nx\n```", "    x", "```text\nx\n```"]:
         assert render_markdown(source).startswith('<div class="highlight"><pre>'), source

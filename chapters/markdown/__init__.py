@@ -157,7 +157,8 @@ def render_markdown_with_headings(
     else:
         md, html = _convert(text, resolve_link, resolve_media, plain)
     ids = partial(IdFilter, mark=md.id_mark, generated=md.generated_ids)
-    return sanitize(html, filters=[ids]), list(_flatten_headings(md.toc_tokens))
+    html = md.code_blocks.restore(sanitize(html, filters=[ids]))
+    return html, list(_flatten_headings(md.toc_tokens))
 
 
 def _convert(text, resolve_link, resolve_media, highlighting):

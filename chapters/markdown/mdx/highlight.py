@@ -19,13 +19,18 @@ renders in at most that long more than it takes without highlighting, plus a new
 start when the last one was killed.
 
 The tokens are counted too (in the child, by :func:`budgeted_formatter`). Each becomes a
-``<span>`` that the sanitizer (bleach) then parses and checks, which takes longer than lexing
-it: a fast lexer can produce, within the time bound, more spans than the sanitizer gets
-through in seconds. Past ``HIGHLIGHT_TOKENS_MAX`` tokens in a body the code is shown plain as
-well, as code viewers show a large file plain.
+``<span>``, which the page then carries: past ``HIGHLIGHT_TOKENS_MAX`` tokens in a body the
+code is shown plain as well, as code viewers show a large file plain.
+
+The code blocks' HTML does not go through the sanitizer (:class:`CodeBlocks`): it is
+codehilite's and Pygments' own, every character of the code escaped, and bleach took seconds
+over a long block of escaped characters (100,000 ``"`` as ``&quot;``: 3.4 s), far longer than
+highlighting it.
 """
 
 import logging
+import re
+import secrets
 import time
 import types
 
@@ -44,6 +49,7 @@ __all__ = [
     "HighlightExtension",
     "HighlightOverBudget",
     "RemoteCodeHilite",
+    "CodeBlocks",
     "budgeted_formatter",
     "language_label",
 ]
@@ -228,29 +234,81 @@ def _calling(method, code_hilite):
     return copy
 
 
-class FencedBlockPreprocessor(fenced_code.FencedBlockPreprocessor):
-    """Python-Markdown's fenced code, highlighted by :class:`RemoteCodeHilite`."""
+class CodeBlocks:
+    """The HTML of one rendering's code blocks, set aside while the rest is sanitized.
 
-    run = _calling(fenced_code.FencedBlockPreprocessor.run, RemoteCodeHilite)
+    Each block's HTML is kept and a placeholder, ``<pre>`` holding a number drawn anew for
+    each rendering and the block's index, takes its place in what Python-Markdown writes;
+    :meth:`restore` puts the blocks back into the sanitized HTML. A body cannot write a
+    placeholder of its own: it does not know the number.
+    """
+
+    def __init__(self):
+        self.nonce = secrets.token_hex(8)
+        self.blocks = []
+
+    def keep(self, html):
+        """Keep a code block's ``html``; return its placeholder."""
+        self.blocks.append(html)
+        return f"<pre>wikicode-{self.nonce}-{len(self.blocks) - 1}</pre>"
+
+    def restore(self, html):
+        """Return the sanitized ``html`` with each placeholder replaced by its block.
+
+        A block's HTML ends in a line break, which Python-Markdown strips from the end of
+        what it writes: so is it stripped from the end of the result.
+        """
+        if not self.blocks:
+            return html
+        placeholder = re.compile(rf"<pre>wikicode-{self.nonce}-(\d+)</pre>")
+        return placeholder.sub(lambda match: self.blocks[int(match.group(1))], html).rstrip("\n")
+
+
+def _keeping(blocks):
+    """Return a :class:`RemoteCodeHilite` whose blocks' HTML ``blocks`` keeps."""
+
+    class KeptCodeHilite(RemoteCodeHilite):
+        def hilite(self, shebang=True):
+            return blocks.keep(super().hilite(shebang))
+
+    return KeptCodeHilite
+
+
+class FencedBlockPreprocessor(fenced_code.FencedBlockPreprocessor):
+    """Python-Markdown's fenced code, highlighted by :class:`RemoteCodeHilite`, its HTML kept
+    in ``code_hilite``'s :class:`CodeBlocks`."""
+
+    def __init__(self, md, config, code_hilite):
+        super().__init__(md, config)
+        self.run = types.MethodType(
+            _calling(fenced_code.FencedBlockPreprocessor.run, code_hilite), self
+        )
 
 
 class HiliteTreeprocessor(codehilite.HiliteTreeprocessor):
-    """codehilite's indented code, highlighted by :class:`RemoteCodeHilite`."""
+    """codehilite's indented code, highlighted by :class:`RemoteCodeHilite`, its HTML kept in
+    ``code_hilite``'s :class:`CodeBlocks`."""
 
-    run = _calling(codehilite.HiliteTreeprocessor.run, RemoteCodeHilite)
+    def __init__(self, md, code_hilite):
+        super().__init__(md)
+        self.run = types.MethodType(_calling(codehilite.HiliteTreeprocessor.run, code_hilite), self)
 
 
 class HighlightExtension(Extension):
-    """Have the fenced_code and codehilite extensions highlight in the child process.
+    """Have the fenced_code and codehilite extensions highlight in the child process, and
+    keep their blocks' HTML apart from the sanitizer in ``md.code_blocks``
+    (:class:`CodeBlocks`).
 
     Registered after both, it puts its processors in place of theirs, with their settings.
     """
 
     def extendMarkdown(self, md):  # noqa: N802 (Python-Markdown's name)
+        md.code_blocks = CodeBlocks()
+        code_hilite = _keeping(md.code_blocks)
         fenced = md.preprocessors["fenced_code_block"]
         md.preprocessors.register(
-            FencedBlockPreprocessor(md, fenced.config), "fenced_code_block", 25
+            FencedBlockPreprocessor(md, fenced.config, code_hilite), "fenced_code_block", 25
         )
-        hiliter = HiliteTreeprocessor(md)
+        hiliter = HiliteTreeprocessor(md, code_hilite)
         hiliter.config = md.treeprocessors["hilite"].config
         md.treeprocessors.register(hiliter, "hilite", 30)
