@@ -24,7 +24,7 @@ from .forms import NodeAdminForm
 from .history import all_revisions, with_size_changes
 from .models import Node, Synonym, tree_write
 from .parents import ParentAutocompleteView, ParentChoiceField, ParentSelect
-from .permissions import PUBLISHED, can_publish
+from .permissions import can_move
 
 MAX_INDENTED_LEVEL = 8  # css/admin-tree.css indents depths 1 to 8
 
@@ -135,15 +135,13 @@ class NodeAdmin(DraggableMPTTAdmin):
         """Return why the workflow refuses the user's drop of ``cut_item``, or "".
 
         Returns:
-            A message naming the page, when it is published or has published pages under
-            it and the user may not publish; "" otherwise (django-mptt checks the rest).
+            A message naming the page, when ``permissions.can_move`` refuses the user's move
+            of it (it is published or has published pages under it, and the user may not
+            publish); "" otherwise (django-mptt checks the rest).
         """
         cut = request.POST.get("cut_item", "")
         node = Node.objects.filter(pk=cut).first() if cut.isdecimal() else None
-        if node is None or can_publish(request.user):
-            return ""
-        published = node.get_descendants(include_self=True).filter(status=PUBLISHED)
-        if not published.exists():
+        if node is None or can_move(request.user, node):
             return ""
         return (
             f"“{node.title}” is published or has published pages under it: only a reviewer "
@@ -276,7 +274,9 @@ class NodeAdmin(DraggableMPTTAdmin):
         return TemplateResponse(request, "admin/chapters/node/deleted.html", context)
 
     def restore_view(self, request, revision_id):
-        """Restore a deletion (POST), then go back to the list with what was done or why not."""
+        """Restore a deletion (POST), then go back to the list with what was done or why not
+        (and how many published pages came back as drafts waiting for review:
+        ``recovery.restore``)."""
         if not self.has_add_permission(request):
             raise PermissionDenied
         revision = get_object_or_404(
@@ -290,10 +290,18 @@ class NodeAdmin(DraggableMPTTAdmin):
         else:
             restored = node.get_descendant_count()
             self.log_addition(request, node, recovery.RESTORED)
+            held = len(node.waiting_for_review)
             messages.success(
                 request,
                 f"“{node.title}” was restored at /{node.path}/"
-                + (f" with {restored} page{pluralize(restored)} under it." if restored else "."),
+                + (f" with {restored} page{pluralize(restored)} under it." if restored else ".")
+                + (
+                    f" {held} published page{pluralize(held)} {pluralize(held, 'is,are')} back "
+                    f"as {pluralize(held, 'a draft,drafts')}: publishing "
+                    f"{pluralize(held, 'it,them')} again waits for a reviewer."
+                    if held
+                    else ""
+                ),
             )
         return redirect("admin:chapters_node_deleted")
 

@@ -101,7 +101,7 @@ def export_curriculum():
     return json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
 
-def import_curriculum(data, source):
+def import_curriculum(data, source=None, *, summary=None, user=None):
     """Load a curriculum file into the tree, all or nothing.
 
     Every entry is checked alone first; then, in one write to the tree (``tree_write``, so
@@ -111,13 +111,17 @@ def import_curriculum(data, source):
     siblings) and any other is added, through ``Node.save()`` and django-mptt's moves, so
     paths, HTML, links and redirects are derived as for an edit. Siblings end up in the
     file's order; nodes that are not in the file are left as they are. Each added or changed
-    node gets one revision, with the summary "Imported from <source>". Its date, and the
+    node gets one revision, by ``user``, with the summary ``summary`` ("Imported from
+    <source>" by default). Its date, and the
     node's ``updated``, are the file's when the node is new or the file's date is later than
     its latest revision; otherwise the change is a new edit, dated now.
 
     Args:
         data: the file's bytes.
-        source: the file's name, for the revisions' summary.
+        source: the file's name, for the default summary.
+        summary: the revisions' summary (the command's names the file's git commit:
+            ``chapters.management.importing``); None for "Imported from <source>".
+        user: the revisions' author, or None.
 
     Returns:
         An :class:`ImportCounts`.
@@ -127,7 +131,8 @@ def import_curriculum(data, source):
             tree; its ``problems`` name each offending entry. Nothing is written.
     """
     entries, problems = _read(data)
-    with tree_write(bodies=[entry.body for entry in entries]):
+    summary = summary or f"Imported from {source}"
+    with tree_write(user=user, bodies=[entry.body for entry in entries]):
         existing = {node.path: node for node in Node.objects.for_navigation()}
         problems += _check_tree(entries, existing)
         if problems:
@@ -136,7 +141,7 @@ def import_curriculum(data, source):
         placed = {}
         for entry, previous, following in _siblings(entries, existing):
             try:
-                outcome = _write(entry, existing, placed, previous, following, source)
+                outcome = _write(entry, existing, placed, previous, following, summary)
             except (ValidationError, InvalidMove, MarkdownError) as error:
                 messages = error.messages if isinstance(error, ValidationError) else [str(error)]
                 raise CurriculumFileError([f"{entry}: {' '.join(messages)}"]) from error
@@ -323,7 +328,7 @@ def _siblings(entries, existing):
         yield entry, before, following[entry.index] if new_and_first else None
 
 
-def _write(entry, existing, placed, previous, following, source):
+def _write(entry, existing, placed, previous, following, reason):
     """Add or update the node of one entry in its place; return "added", "changed" or
     "unchanged".
 
@@ -334,9 +339,8 @@ def _write(entry, existing, placed, previous, following, source):
         previous: the entry of the previous sibling in the file, or None.
         following: for a new node without ``previous``, the entry of the first later sibling
             in the database, or None.
-        source: the file's name, for the revision's summary.
+        reason: the revision's summary.
     """
-    reason = f"Imported from {source}"
     if entry.path not in existing:
         parent = None
         if entry.parent is not None:

@@ -4,8 +4,9 @@ from django import forms
 from mptt.forms import MPTTAdminForm
 
 from .edit.conflicts import MergingFormMixin
+from .edit.forms import SummaryField
 from .models import Node
-from .permissions import PUBLISHED, can_publish, statuses_for
+from .permissions import PUBLISHED, can_move, can_publish, statuses_for
 from .search import MAX_QUERY_LENGTH
 
 __all__ = ["QueryField", "SearchForm", "AreaForm", "CompareForm", "NodeAdminForm"]
@@ -110,12 +111,7 @@ class NodeAdminForm(MergingFormMixin, MPTTAdminForm):
 
     user = None
 
-    summary = forms.CharField(
-        max_length=255,
-        required=False,
-        label="Edit summary",
-        help_text="Briefly describe your change; it is shown in the page's history.",
-    )
+    summary = SummaryField()
 
     class Meta:
         model = Node
@@ -143,7 +139,7 @@ class NodeAdminForm(MergingFormMixin, MPTTAdminForm):
                 "This page is published, and your changes to it need a reviewer's approval: "
                 "propose them in the site's editor, where they wait for review."
             )
-        elif not can_publish(self.user) and self.moves_published_pages():
+        elif self.moves_published_pages():
             raise forms.ValidationError(
                 "Published pages are under this section, and moving them needs a reviewer: "
                 "only a reviewer may change its section or slug."
@@ -151,11 +147,12 @@ class NodeAdminForm(MergingFormMixin, MPTTAdminForm):
         return cleaned
 
     def moves_published_pages(self):
-        """Return True when the form moves published pages under the node to other addresses
-        (a new section or slug for a node with published pages under it)."""
+        """Return True when the form moves published pages to other addresses, which the
+        user may not do (a new section or slug for a node with published pages under it:
+        ``permissions.can_move``, the rule of every move)."""
         if not self.instance.pk or not {"parent", "slug"} & set(self.changed_data):
             return False
-        return self.instance.get_descendants().filter(status=PUBLISHED).exists()
+        return not can_move(self.user, self.instance)
 
     def changes_content(self):
         """Return True when the form changes a field of the page, not only the summary."""

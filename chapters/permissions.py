@@ -18,12 +18,14 @@ __all__ = [
     "PUBLISHED",
     "can_add",
     "can_edit",
+    "can_move",
     "can_preview",
     "can_publish",
     "can_review",
     "can_upload",
     "can_revert",
     "can_watch",
+    "holds_published",
     "statuses_for",
 ]
 
@@ -66,6 +68,35 @@ def can_publish(user):
         user: a user, or Django's ``AnonymousUser``.
     """
     return can_edit(user) and user.has_perm("chapters.publish_node")
+
+
+def holds_published(node, *, include_self=True):
+    """Return True when ``node`` is published or a page under it is (one query).
+
+    Args:
+        node: a stored node, its place in the tree as stored (``lft``, ``rght``).
+        include_self: False to look only under it.
+    """
+    found = node.get_descendants(include_self=include_self).filter(status=PUBLISHED)
+    return found.exists()
+
+
+def can_move(user, node):
+    """Return True when ``user`` may move ``node`` at once: to another section or place, or
+    to another address (a new slug).
+
+    A move of a published page, or of a section with published pages under it, changes
+    what readers see at once, so it needs someone who may publish (:func:`can_publish`);
+    any editor moves the rest. The one rule of every move: the admin's change form
+    (``NodeAdminForm``) and drag (``NodeAdmin.move_refusal``) refuse a move it refuses,
+    the site's editor proposes it for review (``chapters.edit.workflow.save_edit``), and an
+    import without the right to publish refuses it (``chapters.files.importer``).
+
+    Args:
+        user: a user, or Django's ``AnonymousUser``.
+        node: the stored node, before the move.
+    """
+    return can_publish(user) or not holds_published(node)
 
 
 def can_review(user):

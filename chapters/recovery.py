@@ -9,8 +9,11 @@ on, from its last revision, in its old place.
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Exists, F, OuterRef, Subquery
 
+from .edit.workflow import propose_restored
 from .markdown import MarkdownError
 from .models import Node, PathRedirect, tree_write
+from .models.kept import bring_back
+from .permissions import PUBLISHED, can_publish
 
 __all__ = ["deletions", "deleted_nodes", "restore"]
 
@@ -80,15 +83,23 @@ def restore(revision, user=None, base_url=None):
     is gone); its descendants in their old order. Each restore is a "+" revision with the
     summary "Restored". Saving recomputes paths and links and renders the pages whose links
     find the nodes again; the paths the nodes had before (from their revisions) redirect to
-    them again where no node or other redirect uses them.
+    them again where no node or other redirect uses them. The nodes' pending changes and
+    editors' drafts, kept in the deletion's revisions, come back with them
+    (``chapters.models.kept``).
+
+    The workflow holds (``chapters.edit.workflow``): restored by someone who may not
+    publish (``permissions.can_publish``), a node that was published comes back as a
+    draft, and a pending change proposes publishing it again
+    (``workflow.propose_restored``), so that nothing deleted goes live again unreviewed.
 
     Args:
         revision: the "-" revision of the node the delete was asked for.
-        user: the author of the restore, or None.
+        user: the author of the restore, or None (a script, which may publish).
         base_url: the site's address, for the e-mail's links (see ``tree_write``).
 
     Returns:
-        The restored node.
+        The restored node; its ``waiting_for_review`` lists the nodes brought back as
+        drafts whose publication waits for review.
 
     Raises:
         ValidationError: the deletion cannot be restored: the node is back already, or was
@@ -101,10 +112,10 @@ def restore(revision, user=None, base_url=None):
     # second finds the node back). The bodies are rendered before it (revisions never change).
     bodies = Node.history.filter(deletion=revision.history_id).values_list("body", flat=True)
     with tree_write(user=user, base_url=base_url, bodies=list(bodies)):
-        return _restore(Node.history.get(history_id=revision.history_id), user)
+        return _restore(Node.history.get(history_id=revision.history_id), user, base_url)
 
 
-def _restore(revision, user):
+def _restore(revision, user, base_url):
     """Restore the deletion ``revision`` in the write open (see :func:`restore`)."""
     present = Node.objects.filter(pk=revision.id).first()
     if present is not None:
@@ -123,6 +134,8 @@ def _restore(revision, user):
         )
     records = deleted_nodes(revision)
     parents = {revision.parent_id: parent}
+    held = user is not None and not can_publish(user)
+    waiting = []
     for record in records:
         parent = parents[record.parent_id]
         node = Node(
@@ -130,7 +143,7 @@ def _restore(revision, user):
             title=record.title,
             slug=record.slug,
             kind=record.kind,
-            status=record.status,
+            status=Node.Status.DRAFT if held and record.status == PUBLISHED else record.status,
             body=record.body,
         )
         node.validate_placement(parent)
@@ -141,8 +154,15 @@ def _restore(revision, user):
         except MarkdownError as error:
             raise ValidationError(f"“{node.title}” cannot be rendered: {error}") from error
         parents[record.id] = node
+        if node.status != record.status:
+            waiting.append(node)
     restore_redirects([record.id for record in records])
-    return Node.objects.get(pk=revision.id)
+    bring_back(records)
+    for node in waiting:
+        propose_restored(node, user, base_url)
+    restored = Node.objects.get(pk=revision.id)
+    restored.waiting_for_review = waiting
+    return restored
 
 
 def parent_of(revision):

@@ -4,6 +4,7 @@ shown again; the next Save never silently discards the other change (chapters.ed
 import pytest
 from django.urls import reverse
 
+from chapters.edit.conflicts import FOREIGN_BASE
 from chapters.models import Node
 from tests.helpers import edit, form_values, node, soup
 
@@ -145,3 +146,15 @@ def test_edit_without_a_conflict_saves(admin_client, small_tree):
         Node.history.filter(id=node("Chapter Two").pk).first().history_change_reason
         == "First words"
     )
+
+
+@pytest.mark.django_db
+def test_an_admin_form_with_a_base_revision_of_another_page_is_refused(admin_client, small_tree):
+    form = open_form(admin_client, "Chapter Two")
+    other = Node.history.filter(id=node("Chapter Five").pk).first().history_id
+
+    response = change(admin_client, "Chapter Two", {**form, "base_revision": other, "body": "X"})
+
+    assert response.status_code == 200
+    assert response.context["adminform"].form.non_field_errors() == [FOREIGN_BASE]
+    assert node("Chapter Two").body == "This chapter is currently a scaffold."

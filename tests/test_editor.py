@@ -7,6 +7,7 @@ import pytest
 from bs4 import BeautifulSoup
 from django.urls import reverse
 
+from chapters.edit.conflicts import FOREIGN_BASE
 from chapters.models import RESERVED_ROOT_SLUGS, EditDraft, Node
 from tests.helpers import edit, form_values, node, role_user, soup
 
@@ -388,3 +389,37 @@ def test_a_draft_with_a_section_id_out_of_range_keeps_no_section(client, small_t
 
     assert response.status_code == 200
     assert EditDraft.objects.get().parent is None
+
+
+@pytest.mark.django_db
+def test_a_base_revision_of_another_page_is_refused_not_saved_to_that_page(client, small_tree):
+    client.force_login(role_user("ed", "Editor"))
+    form = opened(client)
+    other = Node.history.filter(id=node("Chapter Five").pk).first().history_id
+
+    response = client.post(
+        EDIT_ONE, {**form, "base_revision": str(other), "body": "Forged.", "save": "1"}
+    )
+
+    assert response.status_code == 200
+    assert response.context["form"].non_field_errors() == [FOREIGN_BASE]
+    assert [(n.title, n.path, n.body) for n in Node.objects.filter(kind="chapter")[::4]] == [
+        ("Chapter One", "area-a/section-a1/chapter-one", "This chapter is currently a scaffold."),
+        ("Chapter Five", "area-b/section-b1/chapter-five", "This chapter is currently a scaffold."),
+    ]
+
+
+@pytest.mark.django_db
+def test_an_edit_summary_is_stored_on_one_line(client, small_tree):
+    client.force_login(role_user("ed", "Editor"))
+    form = opened(client)
+
+    client.post(DRAFT_ONE, {**form, "summary": "Draft\r\nsummary"})
+    kept = EditDraft.objects.get().summary
+    response = client.post(
+        EDIT_ONE, {**form, "body": "New.", "summary": "Fix\r\nBcc: x\n\n  typo", "save": "1"}
+    )
+
+    assert (kept, response.status_code) == ("Draft summary", 302)
+    latest = Node.history.filter(id=node("Chapter One").pk).first()
+    assert latest.history_change_reason == "Fix Bcc: x typo"

@@ -8,7 +8,7 @@ from django.urls import reverse
 from pytest_django.asserts import assertInHTML
 
 from chapters import history
-from chapters.models import Node
+from chapters.models import Node, tree_write
 from tests.helpers import SITE_SCRIPTS, SMALL_TREE, edit, node, page_scripts, soup, tree_table
 
 FIXTURE_DATE = datetime.datetime(2026, 8, 9, 12, 0, tzinfo=datetime.UTC)
@@ -443,3 +443,35 @@ def test_revert_to_an_identical_state_writes_no_revision(admin_client, small_tre
     assert [r.history_id for r in revisions("Chapter One")][0] == latest.history_id
     assert history.revert(node("Chapter One"), latest) == [history.NOTHING_TO_REVERT]
     assert len(revisions("Chapter One")) == 2
+
+
+@pytest.mark.django_db
+def test_an_admin_edit_summary_is_stored_on_one_line(admin_client, small_tree):
+    chapter = node("Chapter Two")
+    data = {
+        "title": "Chapter Two",
+        "slug": "chapter-two",
+        "kind": "chapter",
+        "status": "review",
+        "parent": chapter.parent_id,
+        "body": "Now with content.",
+        "summary": "Write a first draft\r\nTo: everyone\n\n  and more",
+        "base_revision": revisions("Chapter Two")[0].history_id,
+    }
+    response = admin_client.post(reverse("admin:chapters_node_change", args=[chapter.pk]), data)
+    assert response.status_code == 302
+    assert revisions("Chapter Two")[0].history_change_reason == (
+        "Write a first draft To: everyone and more"
+    )
+
+
+@pytest.mark.django_db
+def test_a_script_s_summaries_are_stored_on_one_line(small_tree):
+    edit("Chapter One", summary="Fix\nthe\ttypo", body="Fixed.")
+    with tree_write(summary="Clean up\r\nSubject: spam"):
+        node("Chapter Two").delete()
+
+    assert revisions("Chapter One")[0].history_change_reason == "Fix the typo"
+    assert [r.history_change_reason for r in Node.history.filter(history_type="-")] == [
+        "Clean up Subject: spam"
+    ]

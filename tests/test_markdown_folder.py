@@ -210,11 +210,11 @@ def test_edited_folder_imports_as_exactly_its_edits(small_tree, tmp_path):
     changed = [node(t).pk for t in ("Chapter One", "Chapter Five", "Третья глава")]
     assert {pk: after[pk] - before[pk] for pk in changed} == dict.fromkeys(changed, 1)
     latest = [Node.history.filter(id=pk).latest("history_id") for pk in [*changed, new.pk]]
-    assert {revision.history_change_reason for revision in latest} == {"Imported"}
+    reason = f"Imported from {tmp_path}"
+    assert {revision.history_change_reason for revision in latest} == {reason}
     assert Node.objects.filter(title="Chapter Six").count() == 0
-    assert Node.history.get(title="Chapter Six", history_type="-").history_change_reason == (
-        "Imported"
-    )
+    deleted = Node.history.get(title="Chapter Six", history_type="-")
+    assert deleted.history_change_reason == reason
     # Exported again, the folder is the edited one, but for the dates of the edits and what
     # the new chapter's front matter did not give.
     again, edited = texts(export_files()), texts(read_directory(tmp_path))
@@ -407,15 +407,53 @@ def test_an_older_export_that_changes_what_the_site_changed_since_is_refused(sma
     with pytest.raises(FolderError) as error:
         import_folder(files)
 
-    [message] = error.value.problems
-    assert message.startswith(
+    site = Node.history.filter(id=node("Chapter Two").pk).first().history_date
+    exported = Node.history.filter(id=node("Chapter Two").pk)[1].history_date
+    assert error.value.problems == [
         f"{two} (SUMMARY.md line 6): “Chapter Two” was changed on the site at "
-    )
-    assert message.endswith(
-        "and the file changes its body too. Export it again and make your change there, or "
-        "delete the file's “updated” line to replace the site's change."
-    )
+        f"{site:%Y-%m-%d %H:%M:%S} UTC, after this file's “updated” ({exported:%Y-%m-%d %H:%M:%S}"
+        " UTC), and the file changes its body too. Export it again and make your change there, "
+        "or delete the file's “updated” line to replace the site's change."
+    ]
     assert node("Chapter Two").body == "Written on the site after the export."
+
+
+@pytest.mark.django_db
+def test_an_older_export_that_changes_only_the_title_is_imported_over_a_site_body_edit(
+    small_tree,
+):
+    files = export_files()
+    edit("Chapter Two", body="Written on the site after the export.")
+    two = "area-a/section-a1/chapter-two.md"
+    files[two] = files[two].replace(b"title: Chapter Two", b"title: Chapter Two, Renamed")
+
+    result = import_folder(files)
+
+    assert [str(change) for change in result.changes] == [
+        "changed area-a/section-a1/chapter-two (title)"
+    ]
+    renamed = node("Chapter Two, Renamed")
+    assert (renamed.body, renamed.slug) == ("Written on the site after the export.", "chapter-two")
+
+
+@pytest.mark.django_db
+def test_an_older_export_that_renames_a_page_the_site_renamed_since_is_refused(small_tree):
+    files = export_files()
+    edit("Chapter Two", title="Renamed on the site", body="Written on the site.")
+    two = "area-a/section-a1/chapter-two.md"
+    files[two] = files[two].replace(b"title: Chapter Two", b"title: Renamed in the file")
+
+    with pytest.raises(FolderError) as error:
+        import_folder(files)
+
+    site = Node.history.filter(id=node("Renamed on the site").pk).first().history_date
+    exported = Node.history.filter(id=node("Renamed on the site").pk)[1].history_date
+    assert error.value.problems == [
+        f"{two} (SUMMARY.md line 6): “Renamed on the site” was changed on the site at "
+        f"{site:%Y-%m-%d %H:%M:%S} UTC, after this file's “updated” ({exported:%Y-%m-%d %H:%M:%S}"
+        " UTC), and the file changes its title too. Export it again and make your change "
+        "there, or delete the file's “updated” line to replace the site's change."
+    ]
 
 
 @pytest.mark.django_db

@@ -393,3 +393,80 @@ def test_anonymous_users_are_asked_to_sign_in_to_review_or_revert(client, publis
         assert (response.status_code, response["Location"]) == (302, f"/admin/login/?next={url}")
     assert client.post(change.get_absolute_url(), {"decision": "approve"}).status_code == 302
     assert PendingChange.objects.get().state == "pending"
+
+
+@pytest.mark.django_db
+def test_a_pending_change_s_summary_is_stored_on_one_line(client, published):
+    client.force_login(role_user("ed", "Editor"))
+    propose(client, body="Proposed text.", summary="Clearer\r\nand\nshorter")
+    change = PendingChange.objects.get()
+    direct = workflow.save_edit(
+        node("Chapter One"), change.author, summary="A\nscript", base_revision=1, base_url=BASE_URL
+    )
+
+    assert (change.summary, direct.summary) == ("Clearer and shorter", "A script")
+
+
+@pytest.mark.django_db
+def test_an_editor_s_move_of_a_section_holding_published_pages_waits_for_review(client, published):
+    editor = role_user("ed", "Editor")
+    client.force_login(editor)
+    url = "/edit/area-a/section-a1/"
+    form = form_values(soup(client.get(url)), "editor")
+    before = WikiVersion.current()
+
+    response = client.post(
+        url, {**form, "parent": str(node("Area B").pk), "summary": "Move", "save": "1"}
+    )
+
+    change = PendingChange.objects.get()
+    assert (response.status_code, response.url) == (302, change.get_absolute_url())
+    assert (change.node, change.parent, change.status, change.author) == (
+        node("Section A1"),
+        node("Area B"),
+        "draft",
+        editor,
+    )
+    assert (node("Section A1").path, WikiVersion.current()) == ("area-a/section-a1", before)
+    assert client.get(change.get_absolute_url()).status_code == 200
+    assert workflow.approve(change, role_user("rev", "Reviewer"), BASE_URL) is None
+    assert node("Chapter One").path == "area-b/section-a1/chapter-one"
+
+
+@pytest.mark.django_db
+def test_an_editor_moves_a_section_of_drafts_at_once(client, published):
+    client.force_login(role_user("ed", "Editor"))
+    url = "/edit/area-a/section-a2/"
+    form = form_values(soup(client.get(url)), "editor")
+
+    response = client.post(url, {**form, "parent": str(node("Area B").pk), "save": "1"})
+
+    assert (response.status_code, response.url) == (302, "/area-b/section-a2/")
+    assert not PendingChange.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_editor_s_revert_moving_a_section_holding_published_pages_waits_for_review(
+    client, published
+):
+    Node.objects.move_node(node("Section A1"), node("Area B"), "last-child")
+    under_a = Node.history.filter(id=node("Section A1").pk).order_by("history_id").first()
+    client.force_login(role_user("ed", "Editor"))
+    url = reverse("chapters:revert", args=[under_a.history_id])
+
+    page = soup(client.get(url))
+    response = client.post(url, follow=True)
+
+    assert [li.get_text() for li in page.select(".revert-notes li")] == [
+        "It stays Draft, and waits for a reviewer's approval."
+    ]
+    assert [str(m) for m in response.context["messages"]] == [
+        "Your revert waits for a reviewer; readers see it once approved."
+    ]
+    change = PendingChange.objects.get()
+    assert (change.node, change.parent, change.status) == (
+        node("Section A1"),
+        node("Area A"),
+        "draft",
+    )
+    assert node("Chapter One").path == "area-b/section-a1/chapter-one"

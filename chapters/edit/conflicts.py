@@ -28,7 +28,15 @@ from ..history import compare
 from ..models import REVISION_FIELDS, Node
 from .merge import conflicts_in, has_markers, merge_fields, merge_text, resolve
 
-__all__ = ["CHOOSE", "NO_BASE", "Merge", "MergingFormMixin", "resolve_conflict", "revision_fields"]
+__all__ = [
+    "CHOOSE",
+    "FOREIGN_BASE",
+    "NO_BASE",
+    "Merge",
+    "MergingFormMixin",
+    "resolve_conflict",
+    "revision_fields",
+]
 
 # The error of a conflicting field left unchosen.
 CHOOSE = "Choose yours or theirs."
@@ -36,6 +44,11 @@ CHOOSE = "Choose yours or theirs."
 NO_BASE = (
     "The form came without the revision it was opened at, so it cannot tell what changed "
     "since: copy your text, open the editor again and paste it."
+)
+# The error of a form whose base revision is a revision of another page (a forged form).
+FOREIGN_BASE = (
+    "The form says it was opened at a revision of another page, so it cannot be saved to "
+    "this one: open the editor again from the page."
 )
 
 
@@ -170,6 +183,8 @@ class MergingFormMixin(forms.Form):
             and self.latest_revision_id() is not None
         ):
             self.add_error(None, NO_BASE)
+        elif self.foreign_base(cleaned.get("base_revision")):
+            self.add_error(None, FOREIGN_BASE)
         for name in self.field_conflicts():
             if name not in self.data and name not in self.errors:
                 self.add_error(name, CHOOSE)
@@ -182,6 +197,16 @@ class MergingFormMixin(forms.Form):
                 "(keep yours, theirs or both, and remove the marker lines).",
             )
         return cleaned
+
+    def foreign_base(self, base_id):
+        """Return True when ``base_id`` is a revision, but not one of the form's node (or the
+        form adds a node, which has none)."""
+        if base_id is None:
+            return False
+        revision = Node.history.filter(history_id=base_id).values_list("id", flat=True).first()
+        node = self.instance
+        own = node.pk if node.pk and not node._state.adding else None
+        return revision is not None and revision != own
 
     def clean_merge(self):
         """Merge the form with the node's newer revision, if someone saved it since.

@@ -5,13 +5,34 @@ from django.core.exceptions import ValidationError
 from mptt.forms import TreeNodeChoiceField
 
 from ..markdown import BODY_MAX_LENGTH, MarkdownError
-from ..models import TITLE_MAX_LENGTH, Node
+from ..models import TITLE_MAX_LENGTH, Node, one_line
 from ..navigation import title_paths
 from ..permissions import statuses_for
 from .conflicts import MergingFormMixin
 from .merge import lines
 
-__all__ = ["DecisionForm", "EditForm", "NodePathChoiceField"]
+__all__ = ["DecisionForm", "EditForm", "NodePathChoiceField", "SummaryField"]
+
+
+class SummaryField(forms.CharField):
+    """An edit summary: one line of at most 255 characters, its line breaks, tabs and runs of
+    spaces cleaned to single spaces (``chapters.models.one_line``), as the history stores it.
+
+    The site's editor and the admin's change form both use it.
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(
+            max_length=255,
+            required=False,
+            label="Edit summary",
+            help_text="Briefly describe your change; it is shown in the page's history.",
+            **kwargs,
+        )
+
+    def to_python(self, value):
+        """Return the value on one line."""
+        return one_line(super().to_python(value))
 
 
 class NodePathChoiceField(TreeNodeChoiceField):
@@ -67,12 +88,7 @@ class EditForm(MergingFormMixin):
         empty_label="(top level)",
         required=False,
     )
-    summary = forms.CharField(
-        max_length=255,
-        required=False,
-        label="Edit summary",
-        help_text="Briefly describe your change; it is shown in the page's history.",
-    )
+    summary = SummaryField()
     body = forms.CharField(
         required=False,
         strip=False,

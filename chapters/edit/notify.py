@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from .. import tasks
-from ..models import Node, Notification, Watch
+from ..models import Node, Notification, Watch, one_line
 from ..permissions import can_edit
 
 __all__ = [
@@ -40,13 +40,6 @@ SUBJECT_PREFIX = "[Curriculum Wiki] "
 
 # What each kind of revision (simple-history's history_type) did to its page.
 VERBS = {"+": "added", "~": "changed", "-": "deleted"}
-
-
-def one_line(text):
-    """Return ``text`` with its line breaks and runs of spaces made single spaces, so that
-    what a user wrote (an edit summary, a comment) cannot start lines of its own in a
-    message."""
-    return " ".join((text or "").split())
 
 
 def watchers(node, *, besides=(), editors_only=False):

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ..caching import version
 from ..markdown import BODY_MAX_LENGTH
-from ..models import TITLE_MAX_LENGTH, EditDraft, Node, PathRedirect, tree_write
+from ..models import TITLE_MAX_LENGTH, EditDraft, Node, PathRedirect, one_line, tree_write
 from ..navigation import breadcrumb, title_paths
 from ..permissions import can_add, can_edit, can_preview
 from . import workflow
@@ -87,13 +87,15 @@ def _posted_id(request, name):
         return None
 
 
-def _opened(request, node):
+def _opened(request, node, path):
     """Return the page a posted form was opened on: ``node``, unless the form's base revision
-    is one of another page still stored (that page moved, and ``node`` took its old path)."""
+    is one of another page still stored that a revision records at ``path`` (that page moved,
+    and ``node`` took its old path). A base revision of any other page is not followed (a
+    forged form): the form, for ``node``, refuses it (``conflicts.FOREIGN_BASE``)."""
     base = _posted_id(request, "base_revision")
     if base is not None:
         opened = Node.history.filter(history_id=base).values_list("id", flat=True).first()
-        if opened not in (None, node.pk):
+        if opened not in (None, node.pk) and Node.history.filter(id=opened, path=path).exists():
             return Node.objects.filter(pk=opened).first() or node
     return node
 
@@ -113,7 +115,7 @@ def edit(request, path):
         return denied
     node = _find(path)
     if request.method == "POST":
-        return _editor(request, _opened(request, node), adding=False)
+        return _editor(request, _opened(request, node, path), adding=False)
     if node.path != path:
         return _moved(request, "chapters:edit", node)
     return _editor(request, node, adding=False)
@@ -277,7 +279,7 @@ def draft(request, path, adding=False):
     rule = can_add if adding else can_edit
     if not rule(request.user):
         return JsonResponse({"error": "You may not edit pages."}, status=403)
-    node = _find(path, kind=Node.Kind.SECTION) if adding else _opened(request, _find(path))
+    node = _find(path, kind=Node.Kind.SECTION) if adding else _opened(request, _find(path), path)
     drafts = EditDraft.objects.filter(user=request.user, node=node, adding=adding)
     editor = reverse("chapters:new" if adding else "chapters:edit", args=[node.path])
     if "discard" in request.POST:
@@ -290,6 +292,7 @@ def draft(request, path, adding=False):
         name: request.POST.get(name, "").replace("\x00", "")[: DRAFT_LIMITS[name]]
         for name in DRAFT_FIELDS
     }
+    fields["summary"] = one_line(fields["summary"])
     parent = _posted_id(request, "parent")
     fields["parent"] = Node.objects.filter(pk=parent).first() if parent is not None else None
     fields["base_revision"] = _posted_id(request, "base_revision")

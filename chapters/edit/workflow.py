@@ -4,7 +4,9 @@
   page that is not published, is saved at once: a revision, live for readers.
 - An edit of a published page by someone who may not publish becomes a
   :class:`~chapters.models.PendingChange` (one per author and page: editing again updates
-  it); readers keep seeing the published revision.
+  it); readers keep seeing the published revision. So does their move of a section with
+  published pages under it to another section (``permissions.can_move``, the rule by which
+  the admin refuses the same move): :func:`needs_review`.
 - A reviewer approves a pending change, which saves it at once through ``Node.save()``
   under the tree's lock, merged three ways (:mod:`chapters.edit.merge`) with whatever was
   saved since it was proposed; a conflict, or a change the tree refuses, goes back to its
@@ -12,6 +14,9 @@
   reviewer saw it (``PendingChange.version``), and only while it is still pending.
 - A revert by someone who may not publish follows the same rules (:func:`revert`), and
   never replaces their own pending change.
+- A restore (``chapters.recovery``) by someone who may not publish brings a page that was
+  published back as a draft, and proposes publishing it again as a pending change
+  (:func:`propose_restored`), so nothing deleted comes back live without a reviewer.
 - Statuses follow ``permissions.statuses_for``: the forms offer only those.
 
 Every function here that writes is one write to the tree
@@ -26,8 +31,8 @@ from django.utils import timezone
 
 from .. import history
 from ..markdown import MarkdownError
-from ..models import Node, PendingChange, tree_write
-from ..permissions import PUBLISHED, can_edit, can_publish
+from ..models import Node, PendingChange, one_line, tree_write
+from ..permissions import PUBLISHED, can_edit, can_move, can_publish
 from ..webhooks import events
 from . import notify
 from .conflicts import revision_fields
@@ -38,7 +43,9 @@ __all__ = [
     "EDITED_SINCE",
     "approve",
     "decidable",
+    "needs_review",
     "page_tools",
+    "propose_restored",
     "revert",
     "revert_plan",
     "save_edit",
@@ -46,6 +53,8 @@ __all__ = [
 ]
 
 DECIDED_ALREADY = "This change has been decided already."
+# The summary of the change proposing to publish a restored page again.
+PUBLISH_RESTORED = "Publish again after the restore"
 EDITED_SINCE = "The change was edited since you opened it: look again."
 
 
@@ -58,7 +67,7 @@ def save_edit(node, user, *, summary, base_revision, base_url):
     Args:
         node: the page, loaded after the lock, with the form's values; or a new one.
         user: the editor.
-        summary: the edit summary.
+        summary: the edit summary (stored on one line, ``chapters.models.one_line``).
         base_revision: the revision id the form was made from (merged up to the latest).
         base_url: the site's address, for the e-mail's links.
 
@@ -69,8 +78,7 @@ def save_edit(node, user, *, summary, base_revision, base_url):
     Raises:
         ValidationError: the tree refuses the page where it is now (``Node.save()``).
     """
-    stored = Node.objects.filter(pk=node.pk).values_list("status", flat=True).first()
-    if stored == PUBLISHED and not can_publish(user):
+    if needs_review(node, user):
         change, _ = PendingChange.objects.update_or_create(
             node=node,
             author=user,
@@ -81,7 +89,7 @@ def save_edit(node, user, *, summary, base_revision, base_url):
                 "status": node.status,
                 "parent": node.parent,
                 "body": node.body,
-                "summary": summary,
+                "summary": one_line(summary),
                 "updated": timezone.now(),
             },
         )
@@ -91,6 +99,78 @@ def save_edit(node, user, *, summary, base_revision, base_url):
     node._history_user, node._change_reason = user, summary or None
     node.save()
     return None
+
+
+def needs_review(node, user):
+    """Return True when ``user``'s edit of ``node`` must wait for review (see the module).
+
+    It must when the page is published and the user may not publish, or when the edit
+    moves it to another section and the user may not move it at once
+    (``permissions.can_move``: a section with published pages under it), the rule the
+    admin's form and drag refuse such a move by.
+
+    Args:
+        node: the page with the edit's values set (unsaved), loaded after the lock; or a new
+            one, which never waits.
+    """
+    stored = Node.objects.filter(pk=node.pk).values("status", "parent_id").first()
+    if stored is None or can_publish(user):
+        return False
+    moves = stored["parent_id"] != node.parent_id
+    return stored["status"] == PUBLISHED or (moves and not can_move(user, node))
+
+
+def propose_restored(node, user, base_url):
+    """Propose publishing ``node`` again, just restored as a draft by ``user``, who may not
+    publish: a pending change of the restored revision with the status Published, summary
+    :data:`PUBLISH_RESTORED`, which a reviewer approves or sends back as any other.
+
+    Their own change to the page that came back with it, waiting for review, becomes that
+    proposal instead (one pending change per author and page): merged three ways with the
+    restored revision, its status Published, its base the restored revision. Where it
+    conflicts with what was saved after it was proposed, it stays as it was, and its
+    approval sends it back saying so, as it would have before the delete.
+
+    Call in the restore's write to the tree, once the page and its pending changes are
+    back (``chapters.recovery.restore``).
+
+    Args:
+        node: the restored page.
+        user: who restored it.
+        base_url: the site's address, for the e-mail's links.
+
+    Returns:
+        The :class:`~chapters.models.PendingChange` proposing to publish the page, or the
+        user's own change that conflicts.
+    """
+    latest = Node.history.filter(id=node.pk).first()
+    own = node.pending_changes.waiting().filter(author=user).first()
+    fields = {**revision_fields(latest), "status": PUBLISHED}
+    if own is None:
+        change = PendingChange.objects.create(
+            node=node,
+            author=user,
+            base_revision=latest.history_id,
+            title=fields["title"],
+            status=PUBLISHED,
+            parent_id=fields["parent_id"],
+            body=fields["body"],
+            summary=PUBLISH_RESTORED,
+        )
+    else:
+        base = Node.history.filter(id=node.pk, history_id=own.base_revision).first()
+        ours = {name: value for name, value in own.fields().items() if name != "body"}
+        values, conflicts = merge_fields(revision_fields(base) if base else {}, fields, ours)
+        text = merge_text(base.body if base else "", latest.body, own.body)
+        if conflicts or text.conflicts:
+            return own
+        own.title, own.parent_id, own.body = values["title"], values["parent_id"], text.text
+        own.status, own.base_revision, own.updated = PUBLISHED, latest.history_id, timezone.now()
+        own.save()
+        change = own
+    notify.change_proposed(change, base_url)
+    events.review_requested(change, base_url)
+    return change
 
 
 def approve(change, reviewer, base_url, *, seen=None):
@@ -235,14 +315,18 @@ def revert_plan(node, revision, user):
         refused (:func:`revert` raises it), or "".
     """
     after = Node.objects.get(pk=node.pk)
-    if can_publish(user) or after.status != PUBLISHED:
+    if _reverts_at_once(after, revision, user):
         keep = not can_publish(user) and revision.status == PUBLISHED
         notes = history.restore_fields(after, revision, keep_status=keep)
         if keep and revision.status != after.status:
             notes.append(f"It stays {after.get_status_display()}: only a reviewer may publish.")
         return {"after": after, "notes": notes, "pending": False, "refused": ""}
     notes = _propose_revert(after, revision)
-    return {"after": after, "notes": notes, "pending": True, "refused": _refusal(after, user)}
+    pending = needs_review(after, user)
+    if pending:
+        notes.append(f"It stays {after.get_status_display()}, and waits for a reviewer's approval.")
+    refused = _refusal(after, user) if pending else ""
+    return {"after": after, "notes": notes, "pending": pending, "refused": refused}
 
 
 def revert(node, revision, user, base_url):
@@ -250,7 +334,8 @@ def revert(node, revision, user, base_url):
 
     Someone who may publish reverts as ``chapters.history.revert`` does. Someone who may not
     keeps the page's status where the revision would publish or unpublish it, and proposes
-    the revert of a published page as a pending change instead of saving it: its title,
+    the revert of a published page, or one moving a section with published pages under it
+    (``permissions.can_move``), as a pending change instead of saving it: its title,
     body and section (where that section still exists), never its slug or kind, which a
     pending change does not hold. That is refused while they have a change to the page
     waiting for review already, which the revert would otherwise replace unseen.
@@ -275,7 +360,7 @@ def revert(node, revision, user, base_url):
 def _revert(node, revision, user, base_url):
     """Revert ``node`` in the write open (see :func:`revert`)."""
     node.refresh_from_db()
-    if can_publish(user) or node.status != PUBLISHED:
+    if _reverts_at_once(node, revision, user):
         keep = not can_publish(user) and revision.status == PUBLISHED
         notes = history.revert(node, revision, user, keep_status=keep)
         if keep and history.NOTHING_TO_REVERT not in notes:
@@ -285,7 +370,7 @@ def _revert(node, revision, user, base_url):
     _propose_revert(node, revision)
     if (node.title, node.body, node.parent_id) == stored:
         return [history.NOTHING_TO_REVERT], None
-    refusal = _refusal(node, user)
+    refusal = _refusal(node, user) if needs_review(node, user) else ""
     if refusal:
         raise ValidationError(refusal)
     latest = Node.history.filter(id=node.pk).values_list("history_id", flat=True).first()
@@ -299,9 +384,22 @@ def _revert(node, revision, user, base_url):
     return [], change
 
 
+def _reverts_at_once(node, revision, user):
+    """Return True when ``user`` reverts ``node`` to ``revision`` at once, as
+    ``history.revert`` does: someone who may publish, or an unpublished page whose revert
+    moves nothing that ``permissions.can_move`` keeps for review (its section and slug
+    stay, or no published page is under it). Otherwise the revert is proposed."""
+    if can_publish(user):
+        return True
+    if node.status == PUBLISHED:
+        return False
+    moves = (revision.parent_id, revision.slug) != (node.parent_id, node.slug)
+    return not moves or can_move(user, node)
+
+
 def _propose_revert(node, revision):
-    """Set on ``node`` what an editor's revert of a published page proposes; return notes
-    saying what it keeps."""
+    """Set on ``node`` what an editor's revert that waits for review proposes (a published
+    page, or a move of published pages); return notes saying what it keeps."""
     notes = []
     node.title, node.body = revision.title, revision.body
     if revision.parent_id != node.parent_id:
@@ -313,7 +411,6 @@ def _propose_revert(node, revision):
             notes.append("It stays where it is: a change for review moves a page only.")
     if revision.slug != node.slug:
         notes.append(f"Its slug stays “{node.slug}”: a change for review keeps the address.")
-    notes.append("It stays Published, and waits for a reviewer's approval.")
     return notes
 
 

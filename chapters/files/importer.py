@@ -4,7 +4,8 @@ deleted to match it, all or nothing, through the write path every edit takes.
 Everything is one write to the tree (:func:`~chapters.models.tree_write`), whose lock is
 taken before it reads the tree; nodes are written by ``Node.save()``,
 ``NodeManager.move_node()`` and ``Node.delete()``, which check the tree's rules again.
-Each node written gets one revision, "Imported". A dry run does all of it, then rolls it
+Each node written gets one revision, "Imported" (the command's names the folder and its git
+commit). A dry run does all of it, then rolls it
 back.
 """
 
@@ -12,13 +13,14 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
+from django.db.models import Q
 from mptt.exceptions import InvalidMove
 
 from ..curriculum_file import date_latest_revision, tree_position
 from ..markdown import MarkdownError
 from ..media.transfer import MediaImportError, import_media
 from ..models import Node, tree_write
-from ..permissions import PUBLISHED
+from ..permissions import PUBLISHED, holds_published
 from .export import MEDIA
 from .folder import FolderError
 from .frontmatter import normalize_body
@@ -27,6 +29,9 @@ from .reading import read_folder
 __all__ = ["REASON", "Change", "ImportResult", "import_folder"]
 
 REASON = "Imported"
+# How the summaries of the import commands start (``chapters.management.importing``), and
+# those of curriculum files (``chapters.curriculum_file``): imports, not edits on the site.
+IMPORTED = f"{REASON} from "
 # What an import compares and writes besides the body and the node's place.
 CONTENT_FIELDS = ("title", "slug", "kind", "status")
 
@@ -55,7 +60,17 @@ class ImportResult:
     kept: int
 
 
-def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=True, request=None):
+def import_folder(
+    files,
+    *,
+    delete=False,
+    dry_run=False,
+    use_ids=True,
+    publish=True,
+    request=None,
+    user=None,
+    summary=REASON,
+):
     """Make the tree match a folder of Markdown files (see ``chapters.files``).
 
     Each file's entry is matched to a node by its ``id`` when a node has it, otherwise by
@@ -86,6 +101,11 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=T
             unreviewed.
         request: the request importing, if any: the revisions' author and the address
             e-mail links to (``tree_write``).
+        user: the revisions' author, where there is no request (``manage.py
+            import_markdown --user``), or None.
+        summary: the revisions' summary: :data:`REASON`, or the command's "Imported from
+            <folder>" with its git commit (``chapters.management.importing``); it must start
+            with :data:`REASON`, as the stale rule knows imports by it (``_Import._not_stale``).
 
     Returns:
         An :class:`ImportResult`.
@@ -105,8 +125,8 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=T
     if problems:
         raise FolderError(problems)
     bodies = [entry.body for entry in outline.entries]
-    with tree_write(request=request, bodies=bodies):
-        run = _Import(outline, delete=delete, use_ids=use_ids, publish=publish)
+    with tree_write(request=request, user=user, bodies=bodies):
+        run = _Import(outline, delete=delete, use_ids=use_ids, publish=publish, reason=summary)
         if run.problems:
             raise FolderError(run.problems)
         try:
@@ -136,8 +156,9 @@ def import_folder(files, *, delete=False, dry_run=False, use_ids=True, publish=T
 class _Import:
     """One import's state: the tree as read under the lock, the matches, what was written."""
 
-    def __init__(self, outline, *, delete, use_ids, publish):
+    def __init__(self, outline, *, delete, use_ids, publish, reason=REASON):
         self.entries, self.delete, self.use_ids = outline.entries, delete, use_ids
+        self.reason = reason
         self.publish, self.unpublishable = publish, []
         self.problems, self.changes, self.unchanged = [], [], 0
         self.current, self.explicit_ids = "", False
@@ -223,11 +244,6 @@ class _Import:
                 f"{where}: {what} Only a reviewer may publish pages or change published ones."
             )
 
-    @staticmethod
-    def _holds_published(node):
-        """Return True when a page under ``node`` is published."""
-        return node.get_descendants().filter(status=PUBLISHED).exists()
-
     def _ensure(self, entry):
         """Return the entry's node, adding it first when it is new."""
         if entry not in self.placed:
@@ -284,12 +300,12 @@ class _Import:
             self._refuse(entry.at(), f"it changes the published page /{old_path}/.")
         elif "status" in changed and entry.status == PUBLISHED:
             self._refuse(entry.at(), f"it publishes /{old_path}/.")
-        elif (move is not None or "slug" in changed) and self._holds_published(node):
+        elif (move is not None or "slug" in changed) and holds_published(node):
             self._refuse(entry.at(), f"it moves /{old_path}/, with published pages under it.")
         newer = entry.updated is not None and entry.updated > node.updated
         for name in changed:
             setattr(node, name, getattr(entry, name))
-        node._change_reason = REASON
+        node._change_reason = self.reason
         if move is not None:
             Node.objects.move_node(node, *move)
         else:
@@ -313,37 +329,46 @@ class _Import:
 
         A file dated by ``updated`` was exported from the node's revision of that date (its
         base). When someone has saved the page on the site since (a revision after that date
-        that is not an import's), the fields the file leaves as they were in its base are
-        the site's to keep: a stale export never undoes an edit made since. A field both the
-        file and the site changed is a conflict, refused; the message says how to settle it.
+        that is not an import's), each field is compared with the base on both sides: one
+        the file leaves as it was is the site's to keep (a stale export never undoes an edit
+        made since); one only the file changed is imported; one both changed is a conflict,
+        refused, and the message says how to settle it (docs/editing.md, "Keeping the
+        curriculum in files"). Without a base (the page's first revision is later than the
+        file's date) every field of ``changed`` counts as changed on both sides.
 
         Raises:
-            ValidationError: the file and the site both changed the page since its date.
+            ValidationError: the file and the site both changed a field since its date.
         """
         since = Node.history.filter(id=node.pk, history_date__gt=entry.updated)
-        edit = since.exclude(history_change_reason=REASON).select_related("history_user").first()
+        imports = Q(history_change_reason=REASON) | Q(history_change_reason__startswith=IMPORTED)
+        edit = since.exclude(imports).select_related("history_user").first()
         if edit is None:
             return changed
         base = Node.history.filter(id=node.pk, history_date__lte=entry.updated).first()
         if base is None:
-            theirs = changed
-        else:
-            theirs = [
-                name
-                for name in changed
-                if (normalize_body(base.body) if name == "body" else getattr(base, name))
-                != getattr(entry, name)
-            ]
-        if theirs:
-            who = f" by {edit.history_user}" if edit.history_user else ""
-            raise ValidationError(
-                f"“{node.title}” was changed on the site{who} at "
-                f"{edit.history_date:%Y-%m-%d %H:%M:%S %Z}, after this file's “updated” "
-                f"({entry.updated:%Y-%m-%d %H:%M:%S %Z}), and the file changes its "
-                f"{', '.join(theirs)} too. Export it again and make your change there, or "
-                "delete the file's “updated” line to replace the site's change."
-            )
-        return []
+            return self._stale(node, entry, edit, changed)
+
+        def value(source, name):
+            found = getattr(source, name)
+            return normalize_body(found) if name == "body" else found
+
+        files = [name for name in changed if value(base, name) != getattr(entry, name)]
+        both = [name for name in files if value(base, name) != value(node, name)]
+        if both:
+            self._stale(node, entry, edit, both)
+        return files
+
+    @staticmethod
+    def _stale(node, entry, edit, fields):
+        """Refuse a file that changes ``fields``, which the site's ``edit`` changed since."""
+        who = f" by {edit.history_user}" if edit.history_user else ""
+        raise ValidationError(
+            f"“{node.title}” was changed on the site{who} at "
+            f"{edit.history_date:%Y-%m-%d %H:%M:%S %Z}, after this file's “updated” "
+            f"({entry.updated:%Y-%m-%d %H:%M:%S %Z}), and the file changes its "
+            f"{', '.join(fields)} too. Export it again and make your change there, or "
+            "delete the file's “updated” line to replace the site's change."
+        )
 
     def _add(self, entry):
         parent = self._parent(entry)
@@ -368,7 +393,7 @@ class _Import:
         )
         if target is not None:
             node.insert_at(target, position)
-        node._change_reason = REASON
+        node._change_reason = self.reason
         node.save(force_insert=node.pk is not None)
         if entry.updated is not None:
             date_latest_revision(node, entry.updated)
@@ -381,14 +406,14 @@ class _Import:
             if not Node.objects.filter(pk=node.pk).exists():
                 continue
             self.current = f"deleting {node.path}"
-            if node.status == PUBLISHED or self._holds_published(node):
+            if holds_published(node):
                 self._refuse(
                     f"/{node.path}/",
                     "it is not in the folder, so the import deletes it, and it is published or "
                     "has published pages under it.",
                 )
             under = node.get_descendant_count()
-            node._change_reason = REASON
+            node._change_reason = self.reason
             node.delete()
             detail = f"with {under} page{'s' if under != 1 else ''} under it" if under else ""
             self.changes.append(Change("deleted", node.path, detail))

@@ -37,6 +37,7 @@ from .rules import (
     RESERVED_ROOT_SLUGS,
     TITLE_MAX_LENGTH,
     NodeRules,
+    one_line,
     unique_slug,
 )
 from .synonyms import Synonym
@@ -76,6 +77,7 @@ __all__ = [
     "NodeManager",
     "NodeQuerySet",
     "NodeRules",
+    "one_line",
     "Notification",
     "PathRedirect",
     "PendingChange",

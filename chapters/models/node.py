@@ -23,10 +23,11 @@ from simple_history.models import HistoricalRecords
 from chapters.markdown import BODY_MAX_LENGTH, MarkdownError
 
 from . import rules
+from .deletions import DeletionFields, mark_deletion
 from .links import Link, PathRedirect, linking_into
 from .media import MediaUse
 from .rendering import render_unresolved, resolve
-from .rules import PATH_MAX_LENGTH, RESERVED_ROOT_SLUGS, TITLE_MAX_LENGTH, NodeRules
+from .rules import PATH_MAX_LENGTH, RESERVED_ROOT_SLUGS, TITLE_MAX_LENGTH, NodeRules, one_line
 from .tree import TREE_FIELDS, NodeManager, set_mptt_memory, tree_write
 from .watches import Watch
 
@@ -48,36 +49,6 @@ PLACEMENT_FIELDS = ("kind", "title", "path")
 
 # The fields a revision records and a revert restores; the tree's own fields are left out.
 REVISION_FIELDS = ("title", "slug", "kind", "status", "parent_id", "body")
-
-
-class DeletionFields(models.Model):
-    """Fields a revision has beyond simple-history's own, set on the revisions of a delete.
-
-    Deleting a node deletes its descendants with it (django-mptt), and simple-history records
-    a "-" revision for each, each at its own moment. ``Node.delete()`` then marks those
-    revisions as one deletion, so that ``chapters.recovery`` can restore the subtree as it was
-    (extra fields on the historical model through ``HistoricalRecords(bases=...)`` are
-    simple-history's documented way to store more with each revision).
-    """
-
-    deletion = models.PositiveBigIntegerField(
-        null=True,
-        blank=True,
-        editable=False,
-        db_index=True,
-        help_text="On the revisions of one delete: the id of the revision recording the "
-        "deletion of the node the delete was asked for (its own id on that revision).",
-    )
-    deleted_after = models.PositiveBigIntegerField(
-        null=True,
-        blank=True,
-        editable=False,
-        help_text="On the revisions of a delete: the id of the node that preceded this one "
-        "among its siblings; empty for a first child.",
-    )
-
-    class Meta:
-        abstract = True
 
 
 class Node(NodeRules, MPTTModel):
@@ -178,7 +149,7 @@ class Node(NodeRules, MPTTModel):
         parent's path are read from the database under the write's lock, not from possibly
         stale instances. ``update_fields`` always includes the derived fields. The revision's
         author and summary are the node's (``_history_user``, ``_change_reason``), else the
-        write's.
+        write's; the summary is stored on one line (``rules.one_line``).
 
         The tree's rules are checked again under the lock (:meth:`validate_in_tree`),
         whatever a form checked before: another editor may have moved, deleted or changed a
@@ -213,6 +184,8 @@ class Node(NodeRules, MPTTModel):
             self._history_user = write.user
         if getattr(self, "_change_reason", None) is None and write.summary:
             self._change_reason = write.summary
+        if getattr(self, "_change_reason", None) is not None:
+            self._change_reason = one_line(self._change_reason)
         self.path = self.build_path()
         if kwargs.get("update_fields") is not None:
             kwargs["update_fields"] = {*kwargs["update_fields"], *DERIVED_FIELDS}
@@ -268,7 +241,8 @@ class Node(NodeRules, MPTTModel):
         simple-history records a "-" revision for every node deleted. They are then given one
         date and author, each node's place among its siblings (``deleted_after``), the id of
         this node's "-" revision (``deletion``) and a summary ("Deleted" unless one was given;
-        "Deleted with “<title>”" for the descendants), so the subtree can be restored
+        "Deleted with “<title>”" for the descendants), and each node's pending changes and
+        drafts (``kept``: :mod:`.kept`), so the subtree can be restored
         (``chapters.recovery``). One transaction in the open write to the tree (or one of its
         own), with the node's place read under its lock. The users watching the nodes
         deleted are named to the write, as their watches go with the nodes, so that they
@@ -299,6 +273,9 @@ class Node(NodeRules, MPTTModel):
         watching = Watch.objects.filter(node__in=list(after)).values_list("user", flat=True)
         write.watchers.setdefault(pk, set()).update(watching)
         titles = set(self.get_descendants(include_self=True).values_list("title", flat=True))
+        from .kept import keep  # kept imports the models importing this module
+
+        kept = keep(list(after))
         recorded = Node.history.aggregate(latest=Max("history_id"))["latest"] or 0
         self._history_date = timezone.now()
         if getattr(self, "_history_user", None) is None and write.user is not None:
@@ -307,17 +284,7 @@ class Node(NodeRules, MPTTModel):
         records = list(
             Node.history.filter(history_type="-", id__in=list(after), history_id__gt=recorded)
         )
-        root = next(record for record in records if record.id == pk)
-        root.history_change_reason = root.history_change_reason or write.summary or "Deleted"
-        for record in records:
-            record.deletion, record.deleted_after = root.history_id, after[record.id]
-            if record is not root:
-                record.history_date, record.history_user = root.history_date, root.history_user
-                record.history_change_reason = f"Deleted with “{self.title}”"
-        Node.history.model.objects.bulk_update(
-            records,
-            ["deletion", "deleted_after", "history_date", "history_user", "history_change_reason"],
-        )
+        mark_deletion(records, pk, after, kept, write.summary)
         # A link that could mean one of them and another page now means the other.
         write.mend_titles.update(titles)
         return deleted

@@ -32,6 +32,7 @@ __all__ = [
     "Kind",
     "NodeRules",
     "Status",
+    "one_line",
     "title_character_problem",
     "unique_slug",
 ]
@@ -141,6 +142,23 @@ def unique_slug(title, taken, fallback):
     while slug in taken:
         slug, number = f"{base}-{number}", number + 1
     return slug
+
+
+def one_line(text):
+    """Return ``text`` with its line breaks, tabs and runs of spaces made single spaces.
+
+    What a user writes as one line (an edit summary, where the site's editor, the admin, a
+    pending change, a script or a delete stores it) is stored so, and a review's comment
+    is mailed so (``chapters.edit.notify``): it cannot fake lines of its own in a history,
+    a feed or a message.
+
+    Args:
+        text: a text, or None.
+
+    Returns:
+        The text on one line, stripped; "" for None.
+    """
+    return " ".join((text or "").split())
 
 
 class NodeRules:

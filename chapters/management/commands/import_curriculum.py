@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from chapters.curriculum_file import CurriculumFileError, import_curriculum
+from chapters.management.importing import add_user_argument, import_summary, import_user
 from chapters.media.transfer import MediaImportError, import_media
 
 
@@ -14,7 +15,8 @@ class Command(BaseCommand):
         "Load a file written by manage.py export_curriculum, all or nothing. A node whose "
         "path is in the database is updated (title, kind, status, body, place among its "
         "siblings), any other is added; nodes that are not in the file are left as they are. "
-        'Each added or changed node gets a revision "Imported from FILE". Into an empty '
+        'Each added or changed node gets a revision "Imported from FILE" ("at COMMIT" '
+        "added when the file is in a git work tree), by --user if given. Into an empty "
         "database, it restores the exported tree exactly. A file with any problem changes "
         "nothing, and every problem is listed with its entry. With --media DIR, the media "
         "library's files written by export_curriculum --media are imported first, checked "
@@ -26,8 +28,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--media", type=Path, metavar="DIR", help="A folder of media (with media.json)."
         )
+        add_user_argument(parser)
 
-    def handle(self, *args, file, media, **options):
+    def handle(self, *args, file, media, user, **options):
+        author = import_user(user)
         try:
             data = file.read_bytes()
             files = {}
@@ -42,7 +46,9 @@ class Command(BaseCommand):
         try:
             with transaction.atomic():
                 done = import_media(files)
-                counts = import_curriculum(data, source=file.name)
+                counts = import_curriculum(
+                    data, summary=import_summary(file.name, file.parent), user=author
+                )
         except MediaImportError as error:
             listed = "\n".join(f"- {problem}" for problem in error.problems)
             raise CommandError(

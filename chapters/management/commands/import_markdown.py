@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from chapters.files.folder import FolderError, read_directory, read_zip
 from chapters.files.importer import import_folder
+from chapters.management.importing import add_user_argument, import_summary, import_user
 
 
 class Command(BaseCommand):
@@ -14,7 +15,8 @@ class Command(BaseCommand):
         "Read a folder written by manage.py export_markdown (or a ZIP of one) and make the "
         "curriculum match it, all or nothing: nodes are matched by the id in their front "
         "matter, else by their place; they are added, changed and moved, each with a "
-        'revision "Imported". Nodes that are not in the folder are kept, or deleted with '
+        'revision "Imported from FOLDER" ("at COMMIT" added when the folder is in a git work '
+        "tree), by --user if given. Nodes that are not in the folder are kept, or deleted with "
         "--delete. A folder with any problem changes nothing, and every problem is listed "
         "with its file and line."
     )
@@ -35,11 +37,20 @@ class Command(BaseCommand):
             help="Match nodes by their place only, not by id: for a folder exported from "
             "another database, whose ids name other nodes here.",
         )
+        add_user_argument(parser)
 
-    def handle(self, *args, source, delete, dry_run, ignore_ids, **options):
+    def handle(self, *args, source, delete, dry_run, ignore_ids, user, **options):
+        author = import_user(user)
         try:
             files = read_zip(source.read_bytes()) if source.is_file() else read_directory(source)
-            result = import_folder(files, delete=delete, dry_run=dry_run, use_ids=not ignore_ids)
+            result = import_folder(
+                files,
+                delete=delete,
+                dry_run=dry_run,
+                use_ids=not ignore_ids,
+                user=author,
+                summary=import_summary(source, source if source.is_dir() else source.parent),
+            )
         except OSError as error:
             raise CommandError(f"Cannot read {source}: {error.strerror}.") from error
         except FolderError as error:
