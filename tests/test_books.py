@@ -121,7 +121,7 @@ def test_book_bodies_link_into_the_book_and_make_links_out_of_it_text(area_a):
     assert links["1"] == f"<Chapter One|n{chapter.pk}-fn:1>"
     assert "Chapter Five" not in links
     spans = [span.text for span in body.iter("span") if not span.get("class")]
-    assert "Chapter Five" in spans and "a plot" in spans
+    assert "Chapter Five" in spans and "a plot (https://elsewhere.example/plot.png)" in spans
     assert not list(body.iter("img"))
     assert {h.get("id") for h in body.iter("h2")} == {f"n{chapter.pk}-kernels"}
     assert [td.get("style") for td in body.iter("td")] == ["text-align: left", "text-align: right"]
