@@ -190,7 +190,15 @@ def test_epub_of_an_area_passes_epubcheck(area_a, tmp_path):
 
 
 @pytest.mark.django_db
-def test_section_and_home_pages_link_to_their_books(small_tree, client):
+def test_chapter_section_and_home_pages_link_to_their_books(small_tree, client):
+    links = soup(client.get("/area-a/section-a1/chapter-one/")).select(".downloads a")
+    assert [(a.text, a["href"]) for a in links] == [
+        ("PDF", "/books/pdf/area-a/section-a1/chapter-one/"),
+        ("EPUB", "/books/epub/area-a/section-a1/chapter-one/"),
+    ]
+    assert soup(client.get("/area-a/section-a1/chapter-one/")).select_one(".downloads").text == (
+        "Download “Chapter One” as PDF / EPUB"
+    )
     links = soup(client.get("/area-a/section-a1/")).select(".downloads a")
     assert [(a.text, a["href"]) for a in links] == [
         ("PDF", "/books/pdf/area-a/section-a1/"),

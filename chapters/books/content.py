@@ -27,8 +27,9 @@ MATHML = "http://www.w3.org/1998/Math/MathML"
 
 @dataclass
 class Book:
-    """A book: its title, the section it is of (None for the whole curriculum), and its
-    nodes in tree order, each with ``depth`` (0 for the book's top nodes)."""
+    """A book: its title, the node it is of (a section or a chapter; None for the whole
+    curriculum), and its nodes in tree order, each with ``depth`` (0 for the book's top
+    nodes)."""
 
     title: str
     root: Node | None
@@ -45,8 +46,8 @@ class Book:
 
 
 def book_of(root):
-    """Return the :class:`Book` of a section and everything under it, or of the whole
-    curriculum for None."""
+    """Return the :class:`Book` of a section and everything under it, of a chapter alone, or
+    of the whole curriculum for None."""
     nodes = Node.objects.all()
     if root is not None:
         nodes = nodes.filter(tree_id=root.tree_id, lft__gte=root.lft, rght__lte=root.rght)
