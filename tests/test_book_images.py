@@ -17,29 +17,20 @@ from chapters.books.images import PRINT_WIDTH, print_copy
 from chapters.books.pdf import BookFetcher, render_pdf
 from chapters.media import processing, uploads
 from chapters.models import MediaItem
-from tests.helpers import edit, node
-from tests.images import image_bytes, png_upload, upload
+from tests.helpers import edit, library_image, node
+from tests.images import image_bytes, upload
 from tests.test_books import pdf_text
 from tests.test_epub import NAV, epub_package, epubcheck
 
 pytestmark = pytest.mark.usefixtures("books_root")
 
 
-def add(name, width, height, process=True):
-    """Add a PNG to the media library, processed as its task does unless not ``process``;
-    return it."""
-    item = uploads.add(png_upload(name, width, height), title="T", alt="A", uploader=None)
-    if process:
-        processing.process(item.pk, item.version)
-    return MediaItem.objects.get(pk=item.pk)
-
-
 @pytest.fixture
 def illustrated(small_tree):
     """Give Chapter One a wide image, a narrow one and one from elsewhere; return Section
     A1."""
-    add("wide.png", 2400, 1600)
-    add("narrow.png", 1200, 800)
+    library_image("wide.png", 2400, 1600)
+    library_image("narrow.png", 1200, 800)
     edit(
         "Chapter One",
         body=(
@@ -115,7 +106,7 @@ def test_epub_packs_the_print_copies_with_their_alt_text_and_passes_epubcheck(
 
 @pytest.mark.django_db
 def test_images_processing_or_failed_are_their_alt_text(small_tree):
-    add("waiting.png", 300, 200, process=False)
+    library_image("waiting.png", 300, 200, process=False)
     broken = uploads.add(
         upload("broken.png", image_bytes(300, 200)[:300]), title="T", alt="A", uploader=None
     )
@@ -153,7 +144,7 @@ def test_pdf_with_images_of_the_local_host_and_files_fetches_nothing(small_tree,
     threading.Thread(target=server.serve_forever, daemon=True).start()
     secret = tmp_path / "secret.png"
     secret.write_bytes(image_bytes(40, 30))
-    add("ours.png", 300, 200)
+    library_image("ours.png", 300, 200)
     port = server.server_address[1]
     edit(
         "Chapter One",

@@ -7,7 +7,8 @@ the book; links to other pages of the site become text, as a book has no site ar
 the wiki's own images are given to the renderer, which places the copy :mod:`.images`
 chooses, read from storage; images from elsewhere, and the wiki's own still processing or
 failed, become their alt text (and the address of those from elsewhere), as a book fetches
-nothing; the headings' permalinks go; table cells' ``align`` becomes a style, as in HTML5.
+nothing; short blocks of code are marked (``chapters.markdown.printing``), to be kept on one
+page; the headings' permalinks go; table cells' ``align`` becomes a style, as in HTML5.
 """
 
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 import tinyhtml5
 
+from ..markdown.printing import mark_short_code
 from ..models import Node
 from .images import BookImages
 
@@ -78,7 +80,8 @@ def body_element(node, book, link, namespaced, image=None):
     Returns:
         The ``body`` element of an ElementTree; MathML elements are in MathML's namespace.
     """
-    document = tinyhtml5.parse(f"<body>{node.body_html}</body>", namespace_html_elements=namespaced)
+    html = mark_short_code(node.body_html)
+    document = tinyhtml5.parse(f"<body>{html}</body>", namespace_html_elements=namespaced)
     body = next(element for element in document if local_name(element.tag) == "body")
     parents = {child: parent for parent in body.iter() for child in parent}
     prefix = f"n{node.pk}-"
