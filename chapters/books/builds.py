@@ -48,8 +48,8 @@ PROGRESS_STEPS = 20
 @dataclass(frozen=True)
 class BookKey:
     """Which book: its node's primary key, a section's or a chapter's (None for the whole
-    curriculum), the format
-    (a key of ``FORMATS``) and the version of the pages it is built from."""
+    curriculum), the format (a key of ``FORMATS``) and the version of the pages it is built
+    from."""
 
     root: int | None
     format: str

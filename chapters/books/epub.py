@@ -11,15 +11,16 @@ package document; Debian's epubcheck checks it by EPUB 3.2's rules)::
     EPUB/toc.ncx             the same contents for EPUB 2 reading systems
     EPUB/style/*.css         the site's code colours and a few rules of the book's own
     EPUB/n<pk>.xhtml         one document per node: its title, then its body
+    EPUB/images/*            the media library's images the bodies show
 
 Formulas are the site's MathML, each with the LaTeX it was written in as ``alttext``; the
 manifest marks the documents holding any with the ``mathml`` property, as EPUB 3 requires.
 Everything in the archive is an :class:`Item` of a :class:`Package`, which the manifest
 lists, so a file a body needs (an image of the wiki's own, its ``<img>`` keeping its ``alt``)
-goes in as one more item, added while its document is made: ``EPUB/images/<stem>-<width>.<ext>``,
-the copy :mod:`.images` chooses, read from storage. A copy in a type EPUB 3.2 reading systems
-need not read (WebP, AVIF: not among its core media types) is packed re-encoded, as PNG
-when it has transparency and as JPEG otherwise.
+goes in as one more item, added while its document is made: the copy :mod:`.images`
+chooses, read from storage, as ``EPUB/images/<stem>-<width>.<ext>``. A copy in a type that
+EPUB 3.2 reading systems need not read (WebP, AVIF: not among its core media types) is
+packed re-encoded, as PNG when it has transparency and as JPEG otherwise.
 """
 
 import io
