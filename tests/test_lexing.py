@@ -55,9 +55,11 @@ def test_a_block_past_the_budget_is_shown_plain_and_its_child_killed_and_reaped(
         '<pre><code class="language-python">return 1\n</code></pre>\n'
         '<pre><code class="language-lilypond">' + "a" * 20_000 + "\n</code></pre>"
     )
-    assert idle_pids() == []
+    [spare] = idle_pids()  # started as the busy one was killed, to be ready for the next
+    assert spare != busy
     assert not os.path.exists(f"/proc/{busy}")  # killed and reaped: not even a zombie
     assert render_markdown(PYTHON_BLOCK) == PYTHON_HTML
+    assert idle_pids() == [spare]
 
 
 def test_a_child_that_died_idle_is_replaced():
@@ -78,8 +80,10 @@ def test_threads_each_have_a_child_and_do_not_wait_on_a_slow_block():
     while lexing._idle and slow.is_alive():
         time.sleep(0.01)  # until the slow thread has taken the idle child
     assert render_markdown(PYTHON_BLOCK) == PYTHON_HTML
+    [fast] = idle_pids()  # this thread's new child
     slow.join()
-    assert len(idle_pids()) == 1  # this thread's new child; the slow one's was killed
+    # The slow one's was killed, and a spare started in its place.
+    assert len(idle_pids()) == 2 and fast in idle_pids()
 
 
 def test_the_lexer_load_allowance_is_kept(monkeypatch):

@@ -62,11 +62,11 @@ class ChildDied(ChildFailed):
 
 
 class Child:
-    """One child process and the pipes to it.
+    """One child process and the pipes to it, started as it is made; it is ready once it
+    has said so (:meth:`wait_ready`), having imported what every request needs.
 
     Raises:
-        ChildFailed: the child could not start, or did not say it was ready within
-            ``START_SECONDS_MAX``.
+        ChildFailed: the child could not start.
     """
 
     def __init__(self):
@@ -82,7 +82,18 @@ class Child:
         except OSError as error:
             raise ChildFailed(f"The highlighting process could not start: {error}") from error
         self.buffer = b""
-        self.receive(START_SECONDS_MAX)
+        self.ready = False
+
+    def wait_ready(self):
+        """Wait until the child has said it is ready, if it has not yet.
+
+        Raises:
+            ChildFailed: it did not within ``START_SECONDS_MAX`` (:class:`ChildDied`: it
+                died); it has been killed and reaped.
+        """
+        if not self.ready:
+            self.receive(START_SECONDS_MAX)
+            self.ready = True
 
     def alive(self):
         """Return whether the child is still running."""
@@ -219,21 +230,36 @@ def highlight(request, load_seconds, seconds):
         loaded_in = _load(child, request, load_seconds) if child else None
     except ChildDied:
         loaded_in = None  # an idle child that died, even as it was taken: ask a new one
-    if loaded_in is None:
-        child = Child()
-        loaded_in = _load(child, request, load_seconds)
-    started = time.monotonic()
-    answer = child.receive(seconds)
+    try:
+        if loaded_in is None:
+            child = Child()
+            loaded_in = _load(child, request, load_seconds)
+        started = time.monotonic()
+        answer = child.receive(seconds)
+    except ChildFailed:
+        _start_spare()
+        raise
     _give_back(child)
     return answer, loaded_in, time.monotonic() - started
 
 
+def _start_spare():
+    """Start a child in place of one just killed, kept idle: it imports what it needs while
+    this render goes on, and the next block finds it ready. A child that cannot start is
+    left to the next block to try again."""
+    with contextlib.suppress(ChildFailed):
+        _give_back(Child())
+
+
 def _load(child, request, seconds):
-    """Send ``request`` to ``child``; return the seconds it took to load the lexer.
+    """Send ``request`` to ``child``, once it is ready (its start is not counted); return the
+    seconds it took to load the lexer.
 
     Raises:
-        ChildFailed: not loaded within ``seconds``, or the child died (:class:`ChildDied`).
+        ChildFailed: not ready within ``START_SECONDS_MAX`` or not loaded within
+            ``seconds``, or the child died (:class:`ChildDied`).
     """
+    child.wait_ready()
     child.send(request)
     started = time.monotonic()
     child.receive(seconds)
