@@ -1,0 +1,13 @@
+"""The REST API at /api/: Django REST framework, with drf-spectacular's OpenAPI 3 schema.
+
+- :mod:`.reads`: the tree, pages by id or path, revisions, diffs, search; what the site shows
+  the same user, with ETags.
+- :mod:`.authentication`: tokens (``chapters.models.ApiToken``) or the session; a read
+  token only reads.
+- :mod:`.errors`: every error as ``{"detail", "code"}`` JSON.
+- :mod:`.urls`: the URLs, the schema at /api/openapi.json and its documentation at
+  /api/docs/ (Swagger UI from drf-spectacular-sidecar's files, served by the wiki).
+
+Why DRF and not django-ninja: docs/architecture.md ("The API"); the rate limits:
+docs/operations.md ("The API").
+"""

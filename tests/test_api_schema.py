@@ -1,0 +1,50 @@
+"""The API's OpenAPI 3 schema (/api/openapi.json) and its documentation page (/api/docs/)."""
+
+import re
+
+import pytest
+from openapi_spec_validator import validate
+
+pytestmark = pytest.mark.django_db
+
+
+def test_api_schema_is_valid_openapi_3_and_lists_every_endpoint(client):
+    response = client.get("/api/openapi.json")
+    assert response.status_code == 200
+    schema = response.json()
+    validate(schema)
+    assert schema["openapi"] == "3.0.3"
+    assert schema["info"]["title"] == "Curriculum Wiki API"
+    assert sorted(schema["paths"]) == [
+        "/api/",
+        "/api/diff/",
+        "/api/pages/by-path/{path}/",
+        "/api/pages/{id}/",
+        "/api/pages/{id}/revisions/",
+        "/api/revisions/{revision_id}/",
+        "/api/search/",
+        "/api/tree/",
+    ]
+    assert schema["components"]["securitySchemes"]["token"]["scheme"] == "bearer"
+
+
+def test_api_docs_page_loads_only_the_wikis_own_files(client):
+    response = client.get("/api/docs/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    sources = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert sources == [
+        "/static/drf_spectacular_sidecar/swagger-ui-dist/favicon-32x32.png",
+        "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui.css",
+        "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js",
+        "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-standalone-preset.js",
+        "/api/docs/?script=",
+    ]
+    assert "<style" not in html
+    assert "<script>" not in html
+    assert "default-src 'self'" in response["Content-Security-Policy"]
+    for source in sources[:-1]:
+        assert client.get(source).status_code == 200
+    script = client.get("/api/docs/?script=")
+    assert script.status_code == 200
+    assert '"/api/openapi.json"' in script.content.decode()
