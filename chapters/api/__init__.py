@@ -4,6 +4,8 @@
   the same user, with ETags.
 - :mod:`.authentication`: tokens (``chapters.models.ApiToken``) or the session; a read
   token only reads.
+- :mod:`.tokens`: the page where users make and revoke their tokens; :mod:`.admin` lists
+  and revokes everyone's.
 - :mod:`.errors`: every error as ``{"detail", "code"}`` JSON.
 - :mod:`.urls`: the URLs, the schema at /api/openapi.json and its documentation at
   /api/docs/ (Swagger UI from drf-spectacular-sidecar's files, served by the wiki).

@@ -4,7 +4,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSplitView
 
 from ..urls import NodePathConverter  # noqa: F401 (registers the nodepath converter)
-from . import errors, reads
+from . import errors, reads, tokens
 
 app_name = "api"
 
@@ -18,6 +18,8 @@ urlpatterns = [
     path("diff/", reads.DiffView.as_view(), name="diff"),
     path("search/", reads.SearchView.as_view(), name="search"),
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
+    path("tokens/", tokens.tokens, name="tokens"),
+    path("tokens/<int:pk>/revoke/", tokens.revoke, name="token-revoke"),
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api:openapi"), name="docs"),
     re_path(r"^(?P<rest>.*)$", errors.not_found),
 ]
