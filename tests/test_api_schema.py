@@ -26,6 +26,10 @@ def test_api_schema_is_valid_openapi_3_and_lists_every_endpoint(client):
         "/api/tree/",
     ]
     assert schema["components"]["securitySchemes"]["token"]["scheme"] == "bearer"
+    edit = schema["paths"]["/api/pages/{id}/"]["patch"]
+    assert sorted(edit["responses"]) == ["200", "202", "409"]
+    body = edit["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    assert schema["components"]["schemas"][body.split("/")[-1]]["required"] == ["base_revision"]
 
 
 def test_api_docs_page_loads_only_the_wikis_own_files(client):

@@ -491,4 +491,6 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The API's one PATCH (an edit) requires its base revision: not a partial component.
+    "COMPONENT_SPLIT_PATCH": False,
 }

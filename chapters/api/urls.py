@@ -4,14 +4,14 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSplitView
 
 from ..urls import NodePathConverter  # noqa: F401 (registers the nodepath converter)
-from . import errors, reads, tokens
+from . import errors, reads, tokens, writes
 
 app_name = "api"
 
 urlpatterns = [
     path("", reads.ApiRoot.as_view(), name="root"),
     path("tree/", reads.TreeView.as_view(), name="tree"),
-    path("pages/<int:pk>/", reads.PageView.as_view(), name="page"),
+    path("pages/<int:pk>/", writes.PageEditView.as_view(), name="page"),
     path("pages/<int:pk>/revisions/", reads.RevisionList.as_view(), name="revisions"),
     path("pages/by-path/<nodepath:path>/", reads.PageByPath.as_view(), name="page-path"),
     path("revisions/<int:revision_id>/", reads.RevisionView.as_view(), name="revision"),

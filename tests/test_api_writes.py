@@ -1,0 +1,206 @@
+"""The API's edit (chapters/api/writes.py): for every role and token, merged and reviewed as
+the site's editor merges and reviews."""
+
+import pytest
+
+from chapters.edit.conflicts import FOREIGN_BASE
+from chapters.models import ApiToken, Node, PendingChange
+from tests.api import ROLES, as_role
+from tests.helpers import edit, form_values, node, role_user, soup
+
+pytestmark = pytest.mark.django_db
+
+PAGE = "/api/pages/3/"
+EDIT_ONE = "/edit/area-a/section-a1/chapter-one/"
+SCAFFOLD = "This chapter is currently a scaffold."
+
+
+def latest(pk=3):
+    """Return the latest revision of node ``pk``."""
+    return Node.history.filter(id=pk).first()
+
+
+def patch(client, data, headers=None, url=PAGE):
+    """PATCH ``data`` as JSON to ``url``."""
+    return client.patch(url, data, content_type="application/json", **(headers or {}))
+
+
+# What each caller's edit of a draft, then of a published page, answers: saved (200),
+# proposed for review (202), refused (401, 403).
+OUTCOMES = {
+    "anonymous": (401, 401),
+    "reader": (403, 403),
+    "Editor": (200, 202),
+    "Reviewer": (200, 200),
+    "Admin": (200, 200),
+    "read token": (403, 403),
+    "write token": (200, 202),
+}
+REFUSALS = {
+    401: {"detail": "Authentication credentials were not provided.", "code": "not_authenticated"},
+    403: {
+        "detail": "Only editors who may change pages can edit them.",
+        "code": "permission_denied",
+    },
+}
+READ_ONLY = {
+    "detail": "This token may only read: make a token with the scope 'write' to change pages.",
+    "code": "permission_denied",
+}
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("published", [False, True])
+def test_api_edit_for_every_role(client, small_tree, role, published):
+    if published:
+        edit("Chapter One", status="published")
+    base = latest()
+    user, headers = as_role(client, role)
+    response = patch(
+        client,
+        {"base_revision": base.history_id, "body": "New *text*.", "summary": "Reworded"},
+        headers,
+    )
+    expected = OUTCOMES[role][published]
+    assert response.status_code == expected
+    stored = node("Chapter One")
+    if expected in (401, 403):
+        assert response.json() == (READ_ONLY if role == "read token" else REFUSALS[expected])
+        assert (stored.body, latest().history_id) == (SCAFFOLD, base.history_id)
+        return
+    if expected == 202:
+        change = PendingChange.objects.get()
+        assert response.json() == {
+            "detail": "Your change waits for a reviewer; readers see it once approved.",
+            "pending_change": change.pk,
+        }
+        assert (change.author, change.body, change.summary, change.base_revision) == (
+            user,
+            "New *text*.",
+            "Reworded",
+            base.history_id,
+        )
+        assert (stored.body, latest().history_id) == (SCAFFOLD, base.history_id)
+        return
+    saved = latest()
+    assert (saved.body, saved.history_user, saved.history_change_reason) == (
+        "New *text*.",
+        user,
+        "Reworded",
+    )
+    data = response.json()
+    assert (data["body"], data["body_html"], data["revision"]) == (
+        "New *text*.",
+        "<p>New <em>text</em>.</p>",
+        saved.history_id,
+    )
+    assert (data["title"], data["status"]) == ("Chapter One", stored.status)
+
+
+def test_api_revoked_token_cannot_edit(client, small_tree):
+    token, secret = ApiToken.issue(role_user("ed", "Editor"), "CI", "write")
+    token.revoke()
+    response = patch(
+        client,
+        {"base_revision": latest().history_id, "body": "x"},
+        {"HTTP_AUTHORIZATION": f"Bearer {secret}"},
+    )
+    assert (response.status_code, response.json()["code"]) == (401, "authentication_failed")
+    assert node("Chapter One").body == SCAFFOLD
+
+
+def test_api_edit_is_merged_with_a_newer_revision_as_the_site_merges_it(client, small_tree):
+    edit("Chapter One", body="One.\n\nTwo.\n\nThree.")
+    base = latest().history_id
+    edit("Chapter One", body="One, by B.\n\nTwo.\n\nThree.", title="Chapter 1")
+    mine = "One.\n\nTwo.\n\nThree, by A."
+    client.force_login(role_user("ed", "Editor"))
+    form = form_values(soup(client.get(EDIT_ONE)), "editor")
+    site = form_values(
+        soup(client.post(EDIT_ONE, {**form, "base_revision": base, "body": mine, "save": "1"})),
+        "editor",
+    )
+    assert node("Chapter 1").body == "One, by B.\n\nTwo.\n\nThree."
+
+    response = patch(client, {"base_revision": base, "body": mine})
+
+    assert response.status_code == 200
+    assert (response.json()["title"], response.json()["body"]) == (site["title"], site["body"])
+    assert (node("Chapter 1").body, latest().history_user.username) == (
+        "One, by B.\n\nTwo.\n\nThree, by A.",
+        "ed",
+    )
+
+
+def test_api_edit_that_conflicts_saves_nothing_and_says_what_conflicts(client, small_tree):
+    base = latest().history_id
+    edit("Chapter One", body="Their words.", title="Their title")
+    theirs = latest()
+    client.force_login(role_user("ed", "Editor"))
+    mine = {"base_revision": base, "body": "My words.", "title": "My title", "status": "review"}
+    response = patch(client, mine)
+    assert response.status_code == 409
+    assert response.json() == {
+        "detail": f"a script saved this page at {theirs.history_date:%Y-%m-%d %H:%M} UTC while "
+        "you were editing it, so your changes have not been saved yet. You both changed 1 "
+        "place in the text and the field title: choose between your version and theirs "
+        "below, then save again. Their other changes have been merged with yours.",
+        "code": "conflict",
+        "base_revision": theirs.history_id,
+        "merged": {
+            "title": None,
+            "status": "review",
+            "parent": 2,
+            "body": "<<<<<<< yours\nMy words.\n=======\nTheir words.\n>>>>>>> theirs",
+        },
+        "conflicts": {"title": {"yours": "My title", "theirs": "Their title"}},
+        "body_conflicts": 1,
+    }
+    assert (node("Their title").body, latest().history_id) == ("Their words.", theirs.history_id)
+    resolved = patch(
+        client,
+        {"base_revision": theirs.history_id, "body": "My words.", "title": "My title"},
+    )
+    assert resolved.status_code == 200
+    assert (node("My title").body, node("My title").status) == ("My words.", "draft")
+
+
+def test_api_edit_refuses_what_the_site_refuses(client, small_tree):
+    client.force_login(role_user("ed", "Editor"))
+    assert patch(client, {"body": "x"}).json() == {
+        "detail": "The input was refused.",
+        "code": "invalid",
+        "fields": {"base_revision": ["This field is required."]},
+    }
+    base = latest().history_id
+    assert patch(client, {"base_revision": base, "status": "published"}).json()["fields"] == {
+        "status": ["Select a valid choice. published is not one of the available choices."]
+    }
+    other = latest(pk=4).history_id
+    assert patch(client, {"base_revision": other, "body": "x"}).json()["fields"] == {
+        "non_field_errors": [FOREIGN_BASE]
+    }
+    assert patch(client, {"base_revision": base, "parent": 3}).json()["fields"] == {
+        "parent": ["Select a valid choice. That choice is not one of the available choices."]
+    }
+    missing = patch(client, {"base_revision": base}, url="/api/pages/999/")
+    assert (missing.status_code, missing.json()) == (
+        404,
+        {"detail": "No page 999.", "code": "not_found"},
+    )
+    assert (node("Chapter One").body, latest().history_id) == (SCAFFOLD, base)
+
+
+def test_api_edit_that_changes_nothing_saves_no_revision(client, small_tree):
+    client.force_login(role_user("ed", "Editor"))
+    base = latest().history_id
+    response = patch(client, {"base_revision": base, "body": SCAFFOLD})
+    assert (response.status_code, response.json()["revision"]) == (200, base)
+    assert latest().history_id == base
+
+
+def test_api_edit_moves_a_chapter_to_another_section(client, small_tree):
+    client.force_login(role_user("rev", "Reviewer"))
+    response = patch(client, {"base_revision": latest().history_id, "parent": 6})
+    assert response.json()["path"] == "area-a/section-a2/chapter-one"
+    assert node("Chapter One").parent == node("Section A2")
