@@ -18,6 +18,7 @@ def test_api_schema_is_valid_openapi_3_and_lists_every_endpoint(client):
     assert sorted(schema["paths"]) == [
         "/api/",
         "/api/diff/",
+        "/api/pages/",
         "/api/pages/by-path/{path}/",
         "/api/pages/{id}/",
         "/api/pages/{id}/revisions/",

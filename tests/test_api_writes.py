@@ -204,3 +204,82 @@ def test_api_edit_moves_a_chapter_to_another_section(client, small_tree):
     response = patch(client, {"base_revision": latest().history_id, "parent": 6})
     assert response.json()["path"] == "area-a/section-a2/chapter-one"
     assert node("Chapter One").parent == node("Section A2")
+
+
+NEW_OUTCOMES = {
+    "anonymous": 401,
+    "reader": 403,
+    "Editor": 201,
+    "Reviewer": 201,
+    "Admin": 201,
+    "read token": 403,
+    "write token": 201,
+}
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_api_new_chapter_for_every_role(client, small_tree, role):
+    user, headers = as_role(client, role)
+    response = client.post(
+        "/api/pages/",
+        {"parent": 6, "title": "Chapter Seven", "body": "Fresh.", "summary": "Started it"},
+        content_type="application/json",
+        **headers,
+    )
+    assert response.status_code == NEW_OUTCOMES[role]
+    if response.status_code != 201:
+        refusal = {
+            401: REFUSALS[401],
+            403: READ_ONLY
+            if role == "read token"
+            else {
+                "detail": "Only editors who may add pages can add them.",
+                "code": "permission_denied",
+            },
+        }
+        assert response.json() == refusal[response.status_code]
+        assert not Node.objects.filter(title="Chapter Seven").exists()
+        return
+    page = node("Chapter Seven")
+    revision = latest(page.pk)
+    assert response["Location"] == f"/api/pages/{page.pk}/"
+    assert response.json() == {
+        "id": page.pk,
+        "title": "Chapter Seven",
+        "slug": "chapter-seven",
+        "path": "area-a/section-a2/chapter-seven",
+        "kind": "chapter",
+        "status": "draft",
+        "parent": 6,
+        "level": 2,
+        "breadcrumb": [
+            {"id": 1, "title": "Area A", "path": "area-a"},
+            {"id": 6, "title": "Section A2", "path": "area-a/section-a2"},
+        ],
+        "updated": page.updated.isoformat().replace("+00:00", "Z"),
+        "revision": revision.history_id,
+        "body": "Fresh.",
+        "body_html": "<p>Fresh.</p>",
+        "pending_changes": [],
+    }
+    assert (revision.history_user, revision.history_change_reason) == (user, "Started it")
+    assert [c.title for c in node("Section A2").get_children()] == ["Chapter Four", "Chapter Seven"]
+
+
+def test_api_new_chapter_refuses_what_the_site_refuses(client, small_tree):
+    client.force_login(role_user("ed", "Editor"))
+
+    def refused(data):
+        response = client.post("/api/pages/", data, content_type="application/json")
+        assert response.status_code == 400
+        return response.json()["fields"]
+
+    assert refused({"title": "X"}) == {"parent": ["This field is required."]}
+    assert refused({"parent": 3, "title": "X"}) == {"parent": ["No section 3."]}
+    assert refused({"parent": 6, "title": "X", "status": "published"}) == {
+        "status": ["Select a valid choice. published is not one of the available choices."]
+    }
+    assert refused({"parent": 6, "title": "X", "body": "x" * 100_001}) == {
+        "body": ["Ensure this value has at most 100000 characters (it has 100001)."]
+    }
+    assert Node.objects.count() == 11

@@ -11,6 +11,7 @@ app_name = "api"
 urlpatterns = [
     path("", reads.ApiRoot.as_view(), name="root"),
     path("tree/", reads.TreeView.as_view(), name="tree"),
+    path("pages/", writes.PageNew.as_view(), name="pages"),
     path("pages/<int:pk>/", writes.PageEditView.as_view(), name="page"),
     path("pages/<int:pk>/revisions/", reads.RevisionList.as_view(), name="revisions"),
     path("pages/by-path/<nodepath:path>/", reads.PageByPath.as_view(), name="page-path"),

@@ -1,4 +1,7 @@
-"""The API's writes: an edit of a page, from the revision it was made from.
+"""The API's writes: a new chapter, and an edit of a page from the revision it was made from.
+
+``POST /api/pages/`` is the site's "New chapter" (``permissions.can_add``): a chapter in a
+section, saved through the same form and workflow as an edit (201).
 
 ``PATCH /api/pages/<id>/`` is the site editor's Save: the same form
 (``chapters.edit.forms.EditForm``: the statuses the user may set, the tree's rules, the
@@ -16,20 +19,22 @@ with the merged values, the conflicts and the revision to send them back from.
 """
 
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from ..edit import workflow
 from ..edit.forms import EditForm
 from ..edit.merge import conflicts_in, has_markers, lines
 from ..edit.views import changed
 from ..models import Node, tree_write
-from ..permissions import can_edit
+from ..permissions import can_add, can_edit
 from .reads import PageView, form_errors, page_answer
 from .serializers import PageSerializer
 
-__all__ = ["CanEdit", "EditSerializer", "PageEditView"]
+__all__ = ["CanAdd", "CanEdit", "EditSerializer", "NewSerializer", "PageEditView", "PageNew"]
 
 
 class CanEdit(permissions.BasePermission):
@@ -39,6 +44,25 @@ class CanEdit(permissions.BasePermission):
 
     def has_permission(self, request, view):
         return request.method in permissions.SAFE_METHODS or can_edit(request.user)
+
+
+class CanAdd(permissions.BasePermission):
+    """Allow reads to anyone; new pages to editors who may add them (``permissions.can_add``)."""
+
+    message = "Only editors who may add pages can add them."
+
+    def has_permission(self, request, view):
+        return request.method in permissions.SAFE_METHODS or can_add(request.user)
+
+
+class NewSerializer(serializers.Serializer):
+    """A new chapter: its section, title and body, and the status it starts at."""
+
+    parent = serializers.IntegerField(help_text="The section to add the chapter to.")
+    title = serializers.CharField()
+    status = serializers.ChoiceField(choices=Node.Status.choices, default=Node.Status.DRAFT)
+    body = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    summary = serializers.CharField(required=False, allow_blank=True, default="")
 
 
 class EditSerializer(serializers.Serializer):
@@ -80,6 +104,41 @@ def form_data(node, edit):
         "base_revision": edit["base_revision"],
     }
     return {name: "" if value is None else str(value) for name, value in data.items()}
+
+
+class PageNew(APIView):
+    """New chapters."""
+
+    permission_classes = [*APIView.permission_classes, CanAdd]
+
+    @extend_schema(request=NewSerializer, responses={201: PageSerializer})
+    def post(self, request):
+        """Add a chapter at the end of section ``parent``: 201 with the page and its URL."""
+        new = NewSerializer(data=request.data)
+        new.is_valid(raise_exception=True)
+        fields = {"body": "", **new.validated_data, "base_revision": ""}
+        bodies = ["\n".join(lines(fields["body"]))]
+        base_url = request.build_absolute_uri("/")
+        with tree_write(user=request.user, base_url=base_url, bodies=bodies):
+            section = Node.objects.filter(pk=fields["parent"], kind=Node.Kind.SECTION).first()
+            if section is None:
+                raise serializers.ValidationError({"parent": [f"No section {fields['parent']}."]})
+            page = Node(kind=Node.Kind.CHAPTER, status=Node.Status.DRAFT, parent=section)
+            data = {name: str(value) for name, value in fields.items()}
+            form = EditForm(data, node=page, user=request.user)
+            if not form.is_valid():
+                form_errors(form)
+            try:
+                workflow.save_edit(
+                    page, request.user, summary=fields["summary"], base_revision=None,
+                    base_url=base_url,
+                )  # fmt: skip
+            except ValidationError as error:
+                raise serializers.ValidationError({"non_field_errors": error.messages}) from None
+        response = page_answer(request, Node.objects.get(pk=page.pk))
+        response.status_code = 201
+        response["Location"] = reverse("api:page", args=[page.pk])
+        return response
 
 
 class PageEditView(PageView):
