@@ -17,6 +17,9 @@ def test_api_schema_is_valid_openapi_3_and_lists_every_endpoint(client):
     assert schema["info"]["title"] == "Curriculum Wiki API"
     assert sorted(schema["paths"]) == [
         "/api/",
+        "/api/changes/",
+        "/api/changes/{id}/",
+        "/api/changes/{id}/decision/",
         "/api/diff/",
         "/api/pages/",
         "/api/pages/by-path/{path}/",

@@ -4,7 +4,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSplitView
 
 from ..urls import NodePathConverter  # noqa: F401 (registers the nodepath converter)
-from . import errors, reads, tokens, writes
+from . import errors, reads, review, tokens, writes
 
 app_name = "api"
 
@@ -18,6 +18,9 @@ urlpatterns = [
     path("revisions/<int:revision_id>/", reads.RevisionView.as_view(), name="revision"),
     path("diff/", reads.DiffView.as_view(), name="diff"),
     path("search/", reads.SearchView.as_view(), name="search"),
+    path("changes/", review.QueueView.as_view(), name="changes"),
+    path("changes/<int:pk>/", review.ChangeView.as_view(), name="change"),
+    path("changes/<int:pk>/decision/", review.DecisionView.as_view(), name="decision"),
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("tokens/", tokens.tokens, name="tokens"),
     path("tokens/<int:pk>/revoke/", tokens.revoke, name="token-revoke"),
