@@ -21,6 +21,7 @@ def test_api_schema_is_valid_openapi_3_and_lists_every_endpoint(client):
         "/api/changes/{id}/",
         "/api/changes/{id}/decision/",
         "/api/diff/",
+        "/api/media/",
         "/api/pages/",
         "/api/pages/by-path/{path}/",
         "/api/pages/{id}/",

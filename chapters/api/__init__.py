@@ -5,6 +5,7 @@
 - :mod:`.writes`: a new chapter; an edit of a page from its base revision, merged and
   reviewed as on the site, in one ``tree_write()``.
 - :mod:`.review`: the queue of pending changes, one change, a reviewer's decision.
+- :mod:`.media`: uploads to the media library, as the site's.
 - :mod:`.authentication`: tokens (``chapters.models.ApiToken``) or the session; a read
   token only reads.
 - :mod:`.tokens`: the page where users make and revoke their tokens; :mod:`.admin` lists

@@ -4,7 +4,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSplitView
 
 from ..urls import NodePathConverter  # noqa: F401 (registers the nodepath converter)
-from . import errors, reads, review, tokens, writes
+from . import errors, media, reads, review, tokens, writes
 
 app_name = "api"
 
@@ -21,6 +21,7 @@ urlpatterns = [
     path("changes/", review.QueueView.as_view(), name="changes"),
     path("changes/<int:pk>/", review.ChangeView.as_view(), name="change"),
     path("changes/<int:pk>/decision/", review.DecisionView.as_view(), name="decision"),
+    path("media/", media.MediaUpload.as_view(), name="media"),
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("tokens/", tokens.tokens, name="tokens"),
     path("tokens/<int:pk>/revoke/", tokens.revoke, name="token-revoke"),
