@@ -33,6 +33,7 @@ def test_api_schema_is_valid_openapi_3_and_lists_every_endpoint(client):
     assert schema["components"]["securitySchemes"]["token"]["scheme"] == "bearer"
     edit = schema["paths"]["/api/pages/{id}/"]["patch"]
     assert sorted(edit["responses"]) == ["200", "202", "409"]
+    assert sorted(schema["paths"]["/api/pages/{id}/"]) == ["delete", "get", "patch"]
     body = edit["requestBody"]["content"]["application/json"]["schema"]["$ref"]
     assert schema["components"]["schemas"][body.split("/")[-1]]["required"] == ["base_revision"]
 

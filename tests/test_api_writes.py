@@ -283,3 +283,58 @@ def test_api_new_chapter_refuses_what_the_site_refuses(client, small_tree):
         "body": ["Ensure this value has at most 100000 characters (it has 100001)."]
     }
     assert Node.objects.count() == 11
+
+
+DELETE_OUTCOMES = {
+    "anonymous": 401,
+    "reader": 403,
+    "Editor": 403,
+    "Reviewer": 403,
+    "Admin": 204,
+    "read token": 403,
+    "write token": 403,
+}
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_api_delete_for_every_role(client, small_tree, role):
+    user, headers = as_role(client, role)
+    response = client.delete("/api/pages/2/?summary=Merged+away", **headers)
+    assert response.status_code == DELETE_OUTCOMES[role]
+    if response.status_code != 204:
+        deleting = {
+            "detail": "Only admins who may delete pages can delete them.",
+            "code": "permission_denied",
+        }
+        expected = {"anonymous": REFUSALS[401], "read token": READ_ONLY}.get(role, deleting)
+        assert response.json() == expected
+        assert Node.objects.count() == 11
+        return
+    assert response.content == b""
+    assert [n.title for n in Node.objects.all()] == [
+        "Area A",
+        "Section A2",
+        "Chapter Four",
+        "Area B",
+        "Section B1",
+        "Chapter Five",
+        "Chapter Six",
+    ]
+    deleted = Node.history.filter(id=2).first()
+    assert (deleted.history_type, deleted.history_user, deleted.history_change_reason) == (
+        "-",
+        user,
+        "Merged away",
+    )
+    assert client.delete("/api/pages/2/", **headers).json() == {
+        "detail": "No page 2.",
+        "code": "not_found",
+    }
+
+
+def test_api_delete_by_an_admin_s_write_token(client, small_tree):
+    _, secret = ApiToken.issue(role_user("boss", "Admin"), "CI", "write")
+    response = client.delete("/api/pages/3/", HTTP_AUTHORIZATION=f"Bearer {secret}")
+    assert response.status_code == 204
+    assert not Node.objects.filter(pk=3).exists()
+    assert Node.history.filter(id=3).first().history_change_reason == "Deleted"

@@ -1,4 +1,5 @@
-"""The API's writes: a new chapter, and an edit of a page from the revision it was made from.
+"""The API's writes: a new chapter, an edit of a page from the revision it was made from,
+and a delete.
 
 ``POST /api/pages/`` is the site's "New chapter" (``permissions.can_add``): a chapter in a
 section, saved through the same form and workflow as an edit (201).
@@ -30,7 +31,7 @@ from ..edit.forms import EditForm
 from ..edit.merge import conflicts_in, has_markers, lines
 from ..edit.views import changed
 from ..models import Node, tree_write
-from ..permissions import can_add, can_edit
+from ..permissions import can_add, can_delete, can_edit
 from .reads import PageView, form_errors, page_answer
 from .serializers import PageSerializer
 
@@ -38,11 +39,16 @@ __all__ = ["CanAdd", "CanEdit", "EditSerializer", "NewSerializer", "PageEditView
 
 
 class CanEdit(permissions.BasePermission):
-    """Allow reads to anyone; changes to editors (``permissions.can_edit``)."""
+    """Allow reads to anyone; changes to editors (``permissions.can_edit``), deletes to those
+    who may delete (``permissions.can_delete``)."""
 
     message = "Only editors who may change pages can edit them."
+    deleting = "Only admins who may delete pages can delete them."
 
     def has_permission(self, request, view):
+        if request.method == "DELETE":
+            self.message = self.deleting
+            return can_delete(request.user)
         return request.method in permissions.SAFE_METHODS or can_edit(request.user)
 
 
@@ -142,7 +148,7 @@ class PageNew(APIView):
 
 
 class PageEditView(PageView):
-    """A page by its id: read it (GET), or edit it (PATCH)."""
+    """A page by its id: read it (GET), edit it (PATCH), delete it (DELETE)."""
 
     permission_classes = [*PageView.permission_classes, CanEdit]
 
@@ -197,6 +203,19 @@ class PageEditView(PageView):
                 status=202,
             )
         return page_answer(request, Node.objects.get(pk=pk))
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, pk):
+        """Delete the page and everything under it, as the admin's delete does (restorable
+        from the admin's deleted pages): 204."""
+        summary = request.query_params.get("summary") or None
+        base_url = request.build_absolute_uri("/")
+        with tree_write(user=request.user, summary=summary, base_url=base_url):
+            node = Node.objects.filter(pk=pk).first()
+            if node is None:
+                return Response({"detail": f"No page {pk}.", "code": "not_found"}, status=404)
+            node.delete()
+        return Response(status=204)
 
 
 def conflict(form, conflicts):
