@@ -3,6 +3,8 @@
 import re
 
 import pytest
+from jsonschema.exceptions import ValidationError
+from openapi_schema_validator import OAS30Validator
 from openapi_spec_validator import validate
 
 pytestmark = pytest.mark.django_db
@@ -58,3 +60,23 @@ def test_api_docs_page_loads_only_the_wikis_own_files(client):
     script = client.get("/api/docs/?script=")
     assert script.status_code == 200
     assert '"/api/openapi.json"' in script.content.decode()
+
+
+def test_api_answers_match_the_schema(client, small_tree):
+    spec = client.get("/api/openapi.json").json()
+
+    def check(url, path, method="get", status="200"):
+        answer = client.get(url).json()
+        response = spec["paths"][path][method]["responses"][status]
+        schema = response["content"]["application/json"]["schema"]
+        OAS30Validator({**schema, "components": spec["components"]}).validate(answer)
+        return answer
+
+    assert check("/api/tree/", "/api/tree/")["count"] == 11
+    assert check("/api/pages/3/", "/api/pages/{id}/")["title"] == "Chapter One"
+    assert check("/api/pages/3/revisions/", "/api/pages/{id}/revisions/")["count"] == 1
+    assert check("/api/search/?q=chapter", "/api/search/")["corrected"] == ""
+    with pytest.raises(ValidationError):
+        OAS30Validator(
+            {"$ref": "#/components/schemas/Page", "components": spec["components"]}
+        ).validate({"id": "three"})

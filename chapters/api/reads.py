@@ -61,9 +61,16 @@ class RevisionPages(PageNumberPagination):
 
 
 class ResultPages(PageNumberPagination):
-    """Pages of search results: 20 each, as on the site's search page."""
+    """Pages of search results: 20 each, as on the site's search page, with the query
+    searched instead (``corrected``) when the one asked found nothing."""
 
     page_size = 20
+
+    def get_paginated_response_schema(self, schema):
+        paginated = super().get_paginated_response_schema(schema)
+        paginated["properties"]["corrected"] = {"type": "string"}
+        paginated["required"].append("corrected")
+        return paginated
 
 
 def form_errors(form):
@@ -120,10 +127,12 @@ class ApiRoot(APIView):
 class TreeView(APIView):
     """The whole tree in reading order, 100 nodes a page."""
 
+    pagination_class = TreePages
+
     @extend_schema(responses=TreeNodeSerializer(many=True))
     def get(self, request):
         """Return a page of the tree's nodes (``?page=``), areas, sections and chapters."""
-        paginator = TreePages()
+        paginator = self.pagination_class()
         nodes = paginator.paginate_queryset(Node.objects.for_navigation(), request, view=self)
         return paginator.get_paginated_response(TreeNodeSerializer(nodes, many=True).data)
 
@@ -155,11 +164,13 @@ class PageByPath(APIView):
 class RevisionList(APIView):
     """A page's revisions, newest first, 50 a page."""
 
+    pagination_class = RevisionPages
+
     @extend_schema(responses=RevisionSerializer(many=True))
     def get(self, request, pk):
         """Return a page of the revisions of page ``pk``."""
         node = get_object_or_404(Node, pk=pk)
-        paginator = RevisionPages()
+        paginator = self.pagination_class()
         revisions = history.all_revisions().filter(id=node.pk)
         found = paginator.paginate_queryset(revisions, request, view=self)
         return paginator.get_paginated_response(RevisionSerializer(found, many=True).data)
@@ -219,6 +230,8 @@ class DiffView(APIView):
 class SearchView(APIView):
     """Full-text search, as the site's search page (``chapters.search``)."""
 
+    pagination_class = ResultPages
+
     @extend_schema(
         parameters=[
             OpenApiParameter("q", str, description="The query, as on the search page."),
@@ -236,7 +249,7 @@ class SearchView(APIView):
         query, area, status = (form.cleaned_data[name] for name in ("q", "area", "status"))
         if not query:
             raise serializers.ValidationError({"q": ["Say what to search for."]})
-        paginator, corrected = ResultPages(), ""
+        paginator, corrected = self.pagination_class(), ""
         with search.indexed():
             parsed = search.parse_query(query)
             nodes = search.find_nodes(parsed, area=area, status=status)
