@@ -338,3 +338,21 @@ def test_api_delete_by_an_admin_s_write_token(client, small_tree):
     assert response.status_code == 204
     assert not Node.objects.filter(pk=3).exists()
     assert Node.history.filter(id=3).first().history_change_reason == "Deleted"
+
+
+def test_api_edit_refuses_what_no_database_stores(client, small_tree):
+    client.force_login(role_user("rev", "Reviewer"))
+    base = latest().history_id
+
+    def refused(text):
+        response = client.patch(PAGE, text % base, content_type="application/json")
+        assert response.status_code == 400
+        return response.json()["fields"]
+
+    assert refused('{"base_revision": %d, "body": "a\\ud800b"}') == {
+        "body": ["Surrogate characters are not allowed: U+D800."]
+    }
+    assert refused('{"base_revision": %d, "title": "a\\u0000b"}') == {
+        "title": ["Null characters are not allowed."]
+    }
+    assert (node("Chapter One").body, latest().history_id) == (SCAFFOLD, base)
