@@ -87,9 +87,10 @@ def process_media(pk, version):
 
 @task(queue_name="books")
 def build_book(root, format, version):
-    """Build a book (``chapters.books.builds.build``): the section ``root``'s (a primary
-    key; None for the whole curriculum) as ``format`` (``"pdf"``, ``"epub"``) at the pages'
-    ``version``, as its ``BookBuild`` row asks; a book built already is left as it is.
+    """Build a book (``chapters.books.builds.build``): the section's or chapter's ``root``
+    (a primary key; None for the whole curriculum) as ``format`` (``"pdf"``, ``"epub"``) at
+    the pages' ``version``, as its ``BookBuild`` row asks; a book built already is left as
+    it is.
 
     Returns:
         The build's status afterwards (``"built"``, ``"failed"``), or None if its row is

@@ -25,6 +25,7 @@ from .caching.validators import last_modified
 from .edit.workflow import page_tools, revert, revert_plan
 from .forms import AreaForm, CompareForm, SearchForm
 from .markdown import MarkdownError, render_markdown
+from .markdown.printing import for_print
 from .metrics import SEARCH_SECONDS
 from .models import LinkResolver, MediaResolver, Node, PathRedirect
 from .permissions import can_revert
@@ -104,13 +105,16 @@ def print_section(request, path):
         return moved_from(path, "chapters:print")
     if node.is_chapter:
         raise Http404("Print pages are for sections and areas; print the chapter's own page.")
+    entries = navigation.printed(node)
+    for entry, _depth in entries:
+        entry.print_html = for_print(entry.body_html)
     return render(
         request,
         "chapters/print.html",
         {
             "node": node,
             "ancestors": navigation.breadcrumb(node),
-            "entries": navigation.printed(node),
+            "entries": entries,
             "source_url": request.build_absolute_uri(node.get_absolute_url()),
         },
     )

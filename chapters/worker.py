@@ -106,6 +106,26 @@ class Worker(DatabaseWorker):
     Takes the same keyword arguments as ``django_tasks_db``'s ``Worker``.
     """
 
+    @classmethod
+    def draining(cls, queue_names, worker_id):
+        """Return a worker that runs the tasks of ``queue_names`` ready now, at once and one
+        after the other, and stops when none is left (``manage.py build_books``, the tests).
+
+        Args:
+            queue_names: the queues to run, or ``["*"]`` for all.
+            worker_id: the name it runs under (``TaskWorker.worker_id``).
+        """
+        return cls(
+            queue_names=queue_names,
+            excluded_queue_names=[],
+            interval=0,
+            batch=True,
+            backend_name="default",
+            startup_delay=False,
+            max_tasks=None,
+            worker_id=worker_id,
+        )
+
     def run(self):
         """Tell the database this worker is alive, keep telling it from a thread, and run
         tasks until stopped, as django-tasks-db's loop does; then forget the worker."""

@@ -172,16 +172,7 @@ def run_tasks(db):
     """
 
     def run():
-        worker = Worker(
-            queue_names=["*"],
-            excluded_queue_names=[],
-            interval=0,
-            batch=True,
-            backend_name="default",
-            startup_delay=False,
-            max_tasks=None,
-            worker_id="tests",
-        )
+        worker = Worker.draining(["*"], "tests")
         for count in range(1000):
             result = DBTaskResult.objects.ready().first()
             if result is None:

@@ -20,6 +20,7 @@ __all__ = [
     "build_tree",
     "edit",
     "form_values",
+    "library_image",
     "node",
     "page_scripts",
     "role_user",
@@ -254,3 +255,16 @@ def form_values(page, form_id):
         data[select["name"]] = chosen["value"] if chosen else ""
     data.pop("csrfmiddlewaretoken", None)
     return data
+
+
+def library_image(name, width, height, process=True):
+    """Add a PNG ``width`` × ``height`` pixels to the media library, processed as its task
+    does unless not ``process``; return its ``MediaItem``."""
+    from chapters.media import processing, uploads
+    from chapters.models import MediaItem
+    from tests.images import png_upload
+
+    item = uploads.add(png_upload(name, width, height), title="T", alt="A", uploader=None)
+    if process:
+        processing.process(item.pk, item.version)
+    return MediaItem.objects.get(pk=item.pk)

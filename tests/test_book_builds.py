@@ -11,6 +11,7 @@ from django.core.management import call_command
 from django.db import connection, connections
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.utils import dateformat, timezone
 from django_tasks_db.models import DBTaskResult
 
 from chapters.books import builds
@@ -18,6 +19,7 @@ from chapters.books.builds import BookKey, build
 from chapters.models import BookBuild
 from chapters.worker import hand_back_orphans
 from tests.helpers import edit, node, soup
+from tests.test_books import epub_package, pdf_text
 
 pytestmark = pytest.mark.usefixtures("books_root")
 
@@ -275,9 +277,9 @@ def test_built_book_whose_file_is_gone_is_built_again_once(small_tree, client, r
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    "url", ["/books/pdf/area-a/section-a1/chapter-one/", "/books/doc/", "/books/pdf/nowhere/"]
+    "url", ["/books/pdf/area-a/section-a1/nowhere/", "/books/doc/", "/books/pdf/nowhere/"]
 )
-def test_books_of_chapters_unknown_formats_or_paths_are_not_found(small_tree, client, url):
+def test_books_of_unknown_formats_or_paths_are_not_found(small_tree, client, url):
     assert client.get(url).status_code == 404
     assert BookBuild.objects.count() == 0
 
@@ -294,3 +296,32 @@ def test_requests_for_a_book_being_built_read_its_build_and_write_nothing(small_
         "chapters_node",
         "chapters_bookbuild",
     ]
+
+
+@pytest.mark.django_db
+def test_book_of_a_chapter_holds_the_chapter_alone(small_tree, client, run_tasks, tmp_path):
+    chapter = node("Chapter One")
+    url = "/books/{}/area-a/section-a1/chapter-one/"
+    assert [client.get(url.format(f)).status_code for f in ("pdf", "epub")] == [202, 202]
+    assert run_tasks() == 2
+    assert [
+        (build.root, build.format, build.status, build.done, build.total)
+        for build in BookBuild.objects.order_by("format")
+    ] == [(chapter.pk, "epub", "built", 1, 1), (chapter.pk, "pdf", "built", 1, 1)]
+    epub = client.get(url.format("epub"))
+    assert epub["Content-Disposition"] == 'attachment; filename="chapter-one.epub"'
+    _, opf, _, _ = epub_package(b"".join(epub.streaming_content))
+    spine = [ref.get("idref") for ref in opf.find("{http://www.idpf.org/2007/opf}spine")]
+    assert spine == ["nav", f"n{chapter.pk}"]
+    pdf = client.get(url.format("pdf"))
+    assert pdf["Content-Disposition"] == 'attachment; filename="chapter-one.pdf"'
+    path = tmp_path / "chapter.pdf"
+    path.write_bytes(b"".join(pdf.streaming_content))
+    started = dateformat.format(
+        timezone.localtime(BookBuild.objects.get(format="pdf").started), "j F Y"
+    )
+    # The wiki's name, above the title, is letter-spaced: pdftotext splits it.
+    lines = [line.strip() for line in pdf_text(path, 1).splitlines() if line.strip()]
+    assert lines[1:] == ["Chapter One", f"1 chapter · {started}"]
+    contents = re.findall(r"^ *(\S.*?) ?\.{3,} *(\d+)$", pdf_text(path, 2), re.MULTILINE)
+    assert contents == [("Chapter One", "3")]

@@ -121,7 +121,7 @@ def test_book_bodies_link_into_the_book_and_make_links_out_of_it_text(area_a):
     assert links["1"] == f"<Chapter One|n{chapter.pk}-fn:1>"
     assert "Chapter Five" not in links
     spans = [span.text for span in body.iter("span") if not span.get("class")]
-    assert "Chapter Five" in spans and "a plot" in spans
+    assert "Chapter Five" in spans and "a plot (https://elsewhere.example/plot.png)" in spans
     assert not list(body.iter("img"))
     assert {h.get("id") for h in body.iter("h2")} == {f"n{chapter.pk}-kernels"}
     assert [td.get("style") for td in body.iter("td")] == ["text-align: left", "text-align: right"]
@@ -190,7 +190,15 @@ def test_epub_of_an_area_passes_epubcheck(area_a, tmp_path):
 
 
 @pytest.mark.django_db
-def test_section_and_home_pages_link_to_their_books(small_tree, client):
+def test_chapter_section_and_home_pages_link_to_their_books(small_tree, client):
+    links = soup(client.get("/area-a/section-a1/chapter-one/")).select(".downloads a")
+    assert [(a.text, a["href"]) for a in links] == [
+        ("PDF", "/books/pdf/area-a/section-a1/chapter-one/"),
+        ("EPUB", "/books/epub/area-a/section-a1/chapter-one/"),
+    ]
+    assert soup(client.get("/area-a/section-a1/chapter-one/")).select_one(".downloads").text == (
+        "Download “Chapter One” as PDF / EPUB"
+    )
     links = soup(client.get("/area-a/section-a1/")).select(".downloads a")
     assert [(a.text, a["href"]) for a in links] == [
         ("PDF", "/books/pdf/area-a/section-a1/"),

@@ -1,4 +1,5 @@
-"""Books for offline study: a section, an area or the whole curriculum as a PDF or an EPUB 3.
+"""Books for offline study: a chapter, a section, an area or the whole curriculum as a PDF
+or an EPUB 3.
 
 - :mod:`.content`: which nodes a book holds, and their bodies made fit for a book;
 - :mod:`.pdf`: the PDF, laid out by WeasyPrint, formulas drawn as SVG by ziamath;
@@ -8,6 +9,6 @@
   per book and version however many ask, kept as files;
 - :mod:`.views`: the download, or a page with the build's progress (or its failure).
 
-Section and area pages link to their books (``templates/chapters/_downloads.html``), the
-home page to the whole curriculum's; ``manage.py build_books`` builds them ahead.
+Chapter, section and area pages link to their books (``templates/chapters/_downloads.html``),
+the home page to the whole curriculum's; ``manage.py build_books`` builds them ahead.
 """

@@ -1,10 +1,10 @@
 """Books built once per version of the wiki, by a background task, kept as files.
 
-A book is a file under ``BOOKS_ROOT`` (``wiki/settings.py``) named by its section (or
-``all``), format and version: the version of the pages (``chapters.caching``), so an edit
-anywhere, or a deploy, makes the next request build it anew. A request finds the file ready
-and is sent it, or is told to come back, with the build's progress (:mod:`.views`); a reader
-never waits for one.
+A book is a file under ``BOOKS_ROOT`` (``wiki/settings.py``) named by its node (a section's
+or a chapter's primary key, or ``all``), format and version: the version of the pages
+(``chapters.caching``), so an edit anywhere, or a deploy, makes the next request build it
+anew. A request finds the file ready and is sent it, or is told to come back, with the
+build's progress (:mod:`.views`); a reader never waits for one.
 
 One build per book and version, whatever the number of requests and processes: the build is
 a :class:`~chapters.models.BookBuild` row, unique per book and version, and the request whose
@@ -47,8 +47,9 @@ PROGRESS_STEPS = 20
 
 @dataclass(frozen=True)
 class BookKey:
-    """Which book: the section's primary key (None for the whole curriculum), the format
-    (a key of ``FORMATS``) and the version of the pages it is built from."""
+    """Which book: its node's primary key, a section's or a chapter's (None for the whole
+    curriculum), the format (a key of ``FORMATS``) and the version of the pages it is built
+    from."""
 
     root: int | None
     format: str
@@ -176,14 +177,14 @@ def _render(key, row):
     The book is dated by the build's start, so that rendering it again gives the same file.
 
     Raises:
-        LookupError: the section is gone, or is no longer a section.
+        LookupError: the node is gone.
         Exception: whatever the renderer raises.
     """
     root = None
     if key.root is not None:
-        root = Node.objects.filter(pk=key.root, kind=Node.Kind.SECTION).first()
+        root = Node.objects.filter(pk=key.root).first()
         if root is None:
-            raise LookupError(f"There is no section {key.root} any more.")
+            raise LookupError(f"There is no node {key.root} any more.")
     book = book_of(root)
     total = book.chapter_count
     key.builds.update(done=0, total=total)

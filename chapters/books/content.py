@@ -4,8 +4,11 @@ A body's HTML is the stored, sanitized ``body_html``, parsed again (tinyhtml5, t
 parser WeasyPrint itself uses) and changed so that it works away from the site: its ids
 carry the node's id, so they are unique in the book; links to pages in the book point into
 the book; links to other pages of the site become text, as a book has no site around it;
-images from elsewhere become their text, as a book fetches nothing; the headings'
-permalinks go; table cells' ``align`` becomes a style, as in HTML5.
+the wiki's own images are given to the renderer, which places the copy :mod:`.images`
+chooses, read from storage; images from elsewhere, and the wiki's own still processing or
+failed, become their alt text (and the address of those from elsewhere), as a book fetches
+nothing; short blocks of code are marked (``chapters.markdown.printing``), to be kept on one
+page; the headings' permalinks go; table cells' ``align`` becomes a style, as in HTML5.
 """
 
 from dataclasses import dataclass
@@ -14,7 +17,9 @@ from xml.sax.saxutils import escape, quoteattr
 
 import tinyhtml5
 
+from ..markdown.printing import mark_short_code
 from ..models import Node
+from .images import BookImages
 
 __all__ = ["MATHML", "XHTML", "Book", "book_of", "body_element", "local_name", "to_xml"]
 
@@ -24,8 +29,9 @@ MATHML = "http://www.w3.org/1998/Math/MathML"
 
 @dataclass
 class Book:
-    """A book: its title, the section it is of (None for the whole curriculum), and its
-    nodes in tree order, each with ``depth`` (0 for the book's top nodes)."""
+    """A book: its title, the node it is of (a section or a chapter; None for the whole
+    curriculum), and its nodes in tree order, each with ``depth`` (0 for the book's top
+    nodes)."""
 
     title: str
     root: Node | None
@@ -33,6 +39,7 @@ class Book:
 
     def __post_init__(self):
         self.by_path = {node.path: node for node in self.nodes}
+        self.images = BookImages(self.nodes)
 
     @property
     def chapter_count(self):
@@ -41,8 +48,8 @@ class Book:
 
 
 def book_of(root):
-    """Return the :class:`Book` of a section and everything under it, or of the whole
-    curriculum for None."""
+    """Return the :class:`Book` of a section and everything under it, of a chapter alone, or
+    of the whole curriculum for None."""
     nodes = Node.objects.all()
     if root is not None:
         nodes = nodes.filter(tree_id=root.tree_id, lft__gte=root.lft, rght__lte=root.rght)
@@ -58,7 +65,7 @@ def local_name(tag):
     return tag.rpartition("}")[2]
 
 
-def body_element(node, book, link, namespaced):
+def body_element(node, book, link, namespaced, image=None):
     """Parse a node's ``body_html`` into a ``body`` element made fit for the book.
 
     Args:
@@ -67,11 +74,14 @@ def body_element(node, book, link, namespaced):
         link: ``link(target, fragment)`` returns the ``href`` of a node of the book (and an
             id in it, already given the target's prefix, or None).
         namespaced: put HTML elements in the XHTML namespace (for XHTML) or not (for HTML).
+        image: ``image(copy)`` returns the ``src`` of an image of the wiki's own in the
+            book, given the :class:`~.images.Copy` it takes; None makes them alt text too.
 
     Returns:
         The ``body`` element of an ElementTree; MathML elements are in MathML's namespace.
     """
-    document = tinyhtml5.parse(f"<body>{node.body_html}</body>", namespace_html_elements=namespaced)
+    html = mark_short_code(node.body_html)
+    document = tinyhtml5.parse(f"<body>{html}</body>", namespace_html_elements=namespaced)
     body = next(element for element in document if local_name(element.tag) == "body")
     parents = {child: parent for parent in body.iter() for child in parent}
     prefix = f"n{node.pk}-"
@@ -84,7 +94,7 @@ def body_element(node, book, link, namespaced):
         elif name == "a" and element.get("href") is not None:
             _relink(element, node, book, link)
         elif name == "img" and not element.get("src", "").startswith("data:"):
-            _replace_with_text(element, element.get("alt", ""))
+            _place_image(element, book, image)
         if element.get("align") and name in ("td", "th"):
             element.set("style", f"text-align: {element.attrib.pop('align')}")
     return body
@@ -126,6 +136,24 @@ def _relink(element, node, book, link):
         return
     fragment = f"n{target.pk}-{unquote(parts.fragment)}" if parts.fragment else None
     element.set("href", link(target, fragment))
+
+
+def _place_image(element, book, image):
+    """Point an image of the wiki's own at the copy the book takes, or make an image text:
+    its alt text, and the address of an image from elsewhere."""
+    src = element.get("src", "")
+    copy = book.images.find(src)
+    if copy is not None and image is not None:
+        for attribute in ("srcset", "sizes", "loading"):
+            element.attrib.pop(attribute, None)
+        element.set("src", image(copy))
+        return
+    alt = element.get("alt", "")
+    own = urlsplit(src).path.startswith("/media/") and not urlsplit(src).netloc
+    if own or not src:
+        _replace_with_text(element, alt)
+    else:
+        _replace_with_text(element, f"{alt} ({src})" if alt else src)
 
 
 def _remove(element, parents):

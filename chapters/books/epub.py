@@ -11,12 +11,16 @@ package document; Debian's epubcheck checks it by EPUB 3.2's rules)::
     EPUB/toc.ncx             the same contents for EPUB 2 reading systems
     EPUB/style/*.css         the site's code colours and a few rules of the book's own
     EPUB/n<pk>.xhtml         one document per node: its title, then its body
+    EPUB/images/*            the media library's images the bodies show
 
 Formulas are the site's MathML, each with the LaTeX it was written in as ``alttext``; the
 manifest marks the documents holding any with the ``mathml`` property, as EPUB 3 requires.
 Everything in the archive is an :class:`Item` of a :class:`Package`, which the manifest
 lists, so a file a body needs (an image of the wiki's own, its ``<img>`` keeping its ``alt``)
-goes in as one more item, added while its document is made.
+goes in as one more item, added while its document is made: the copy :mod:`.images`
+chooses, read from storage, as ``EPUB/images/<stem>-<width>.<ext>``. A copy in a type that
+EPUB 3.2 reading systems need not read (WebP, AVIF: not among its core media types) is
+packed re-encoded, as PNG when it has transparency and as JPEG otherwise.
 """
 
 import io
@@ -31,8 +35,10 @@ from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import mark_safe
+from PIL import Image
 
 from .content import MATHML, XHTML, body_element, to_xml
+from .images import file_name
 
 __all__ = ["Item", "Package", "render_epub"]
 
@@ -41,6 +47,10 @@ FOLDER = "EPUB"
 STYLESHEETS = {"style/pygments.css": "css/pygments.css", "style/book.css": "css/book-epub.css"}
 DOCUMENT = "application/xhtml+xml"
 NCX = "application/x-dtbncx+xml"
+# EPUB 3.2's core media types of images (https://www.w3.org/publishing/epub32/epub-spec.html
+# #sec-core-media-types), by the extension the book's files take; SVG is never uploaded.
+CORE_IMAGES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif"}
+JPEG_QUALITY = 90
 # What an item may be named: a URL path that needs no escaping and is a name in any ZIP tool.
 HREF = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._/-]*")
 
@@ -157,8 +167,10 @@ def render_epub(book, built=None, progress=None):
                 href.replace("/", "-").replace(".", "-"), href, "text/css", stylesheet.read()
             )
     documents = []
+    image = _packer(package)
     for node in book.nodes:
-        documents.append(package.add(f"n{node.pk}", _file(node), DOCUMENT, *_page(node, book)))
+        page = _page(node, book, image)
+        documents.append(package.add(f"n{node.pk}", _file(node), DOCUMENT, *page))
         if progress is not None:
             progress(node)
     context = {
@@ -182,10 +194,10 @@ def _link(target, fragment):
     return f"{_file(target)}#{fragment}" if fragment else _file(target)
 
 
-def _page(node, book):
+def _page(node, book, image):
     """Return the XHTML document of one node (its title as a heading, then its body) as
-    bytes, and its manifest properties."""
-    body = body_element(node, book, _link, namespaced=True)
+    bytes, and its manifest properties; ``image`` places the wiki's own images."""
+    body = body_element(node, book, _link, namespaced=True, image=image)
     math = any(element.tag.startswith(f"{{{MATHML}}}") for element in body.iter())
     inner = escape(body.text or "") + "".join(to_xml(child, XHTML) for child in body)
     page = render_to_string(
@@ -195,3 +207,35 @@ def _page(node, book):
         {"node": node, "body": mark_safe(inner), "stylesheets": STYLESHEETS},
     )
     return page.encode(), "mathml" if math else ""
+
+
+def _packer(package):
+    """Return the ``image`` function of :func:`~.content.body_element` for an EPUB: it adds
+    an image's :class:`~.images.Copy` to ``package`` once, and returns its ``href``."""
+    hrefs = {}
+
+    def pack(copy):
+        if copy not in hrefs:
+            data, media_type = copy.read(), copy.content_type
+            extension = CORE_IMAGES.get(media_type)
+            if extension is None:
+                data, media_type, extension = _reencoded(data)
+            href = f"images/{file_name(copy, extension)}"
+            item_id = "image-" + href.removeprefix("images/").replace(".", "-")
+            package.add(item_id, href, media_type, data)
+            hrefs[copy] = href
+        return hrefs[copy]
+
+    return pack
+
+
+def _reencoded(data):
+    """Return an image in a type outside EPUB's core ones as ``(bytes, media type,
+    extension)``: PNG when it has transparency, JPEG otherwise."""
+    with Image.open(io.BytesIO(data)) as image:
+        buffer = io.BytesIO()
+        if image.mode in {"RGBA", "LA", "PA"} or "transparency" in image.info:
+            image.save(buffer, format="PNG")
+            return buffer.getvalue(), "image/png", "png"
+        image.convert("RGB").save(buffer, format="JPEG", quality=JPEG_QUALITY)
+        return buffer.getvalue(), "image/jpeg", "jpg"

@@ -7,8 +7,10 @@ PDF bookmarks, and code coloured by the site's own Pygments stylesheet.
 
 WeasyPrint draws no MathML, so each formula is drawn as SVG by ziamath (from the MathML the
 site shows, in the STIX Two Math font it carries) and placed as an image on the text's
-baseline. WeasyPrint fetches nothing but ``data:`` URLs: a body's image from another host is
-never requested from the server.
+baseline. The wiki's own images are the copies :mod:`.images` chooses, each given an address
+of the book's own (``book-image:<n>``) that :class:`BookFetcher` reads from storage.
+WeasyPrint fetches nothing else but ``data:`` URLs: no ``file://`` or ``http://`` address
+in a body is ever read, and an image from another host is never requested.
 """
 
 import base64
@@ -21,11 +23,11 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 from weasyprint import CSS, HTML
-from weasyprint.urls import URLFetcher
+from weasyprint.urls import URLFetcher, URLFetcherResponse
 
 from .content import MATHML, body_element, to_xml
 
-__all__ = ["render_pdf"]
+__all__ = ["BookFetcher", "render_pdf"]
 
 STYLESHEETS = ("css/pygments.css", "css/book.css")
 # The size ziamath draws formulas at, in its units; the images are scaled to the text.
@@ -48,9 +50,10 @@ def render_pdf(book, built=None, progress=None):
         progress: called with each node once its page is made, before the whole is laid
             out (or None).
     """
+    fetcher = BookFetcher()
     entries = []
     for node in book.nodes:
-        body = body_element(node, book, _link, namespaced=False)
+        body = body_element(node, book, _link, namespaced=False, image=fetcher.add)
         _draw_math(body)
         html = ET.tostring(body, encoding="unicode", method="html")
         # The stored body_html, sanitized on save (chapters.markdown), parsed and changed by
@@ -62,8 +65,38 @@ def render_pdf(book, built=None, progress=None):
         "books/book.html", {"book": book, "entries": entries, "date": built or timezone.now()}
     )
     stylesheets = [CSS(filename=finders.find(name)) for name in STYLESHEETS]
-    fetcher = URLFetcher(allowed_protocols={"data"})
     return HTML(string=page, url_fetcher=fetcher).write_pdf(stylesheets=stylesheets)
+
+
+class BookFetcher(URLFetcher):
+    """WeasyPrint's fetcher for a book: ``data:`` URLs, and the book's own images from
+    storage, under the addresses :meth:`add` gave them; every other URL is refused
+    (WeasyPrint then draws nothing, or the alt text)."""
+
+    def __init__(self):
+        super().__init__(allowed_protocols={"data"})
+        self.images = {}
+        self.urls = {}
+
+    def add(self, copy):
+        """Return the address of an image's :class:`~.images.Copy` in the book (one per
+        copy, however many times the book shows it)."""
+        if copy not in self.urls:
+            self.urls[copy] = f"book-image:{len(self.urls) + 1}"
+            self.images[self.urls[copy]] = copy
+        return self.urls[copy]
+
+    def fetch(self, url, headers=None):
+        """Return the response for ``url``: a copy read from storage, or what the allowed
+        protocols give.
+
+        Raises:
+            ValueError: ``url``'s protocol is not allowed (WeasyPrint catches it).
+        """
+        copy = self.images.get(url)
+        if copy is None:
+            return super().fetch(url, headers)
+        return URLFetcherResponse(url, copy.read(), {"Content-Type": copy.content_type})
 
 
 def _link(target, fragment):

@@ -16,7 +16,8 @@ RETRY_SECONDS = 5
 
 
 def book(request, format, path=None):
-    """Send the book of the section at ``path`` (or of the whole curriculum) as ``format``.
+    """Send the book of the section or chapter at ``path`` (or of the whole curriculum) as
+    ``format``.
 
     Answers the file as a download when it is built for the wiki's current version.
     Otherwise starts its build, unless it is started (:func:`.builds.start`), and answers
@@ -26,15 +27,15 @@ def book(request, format, path=None):
     redirects here.
 
     Raises:
-        Http404: an unknown format, or no section at ``path``.
+        Http404: an unknown format, or no page at ``path``.
     """
     if format not in FORMATS:
         raise Http404(f"No book format “{format}”.")
     root = None
     if path is not None:
-        root = Node.objects.filter(path=path, kind=Node.Kind.SECTION).first()
+        root = Node.objects.filter(path=path).first()
         if root is None:
-            raise Http404(f"No section at “{path}”.")
+            raise Http404(f"No page at “{path}”.")
     key = BookKey(root.pk if root is not None else None, format, version(request))
     name = f"{root.slug if root is not None else 'curriculum'}.{format}"
     file = ready(key)

@@ -8,15 +8,15 @@ __all__ = ["BookBuild"]
 
 
 class BookBuild(models.Model):
-    """One build of one book: a section's (``root``, its primary key; None for the whole
-    curriculum) in one ``format`` at one ``version`` of the pages.
+    """One build of one book: a section's or a chapter's (``root``, its primary key; None
+    for the whole curriculum) in one ``format`` at one ``version`` of the pages.
 
     The unique constraints make the row the build's claim: the request that inserts it
     enqueues the build's task in the same transaction, and every other request, in any
     process, finds the row and waits for that build. The build writes its progress here
     (``done`` of ``total`` chapters), then its end: ``built``, or ``failed`` with
     ``error`` for the operator. ``root`` is a plain number rather than a foreign key, so
-    that deleting a section touches no builds; a build of a section that is gone fails.
+    that deleting a node touches no builds; a build of a node that is gone fails.
     The table is no part of what readers see, so no version trigger watches it.
     """
 

@@ -28,7 +28,10 @@ async function copyText(text) {
 // a label, in the room wiki.css keeps above the code, so nothing moves; it says "Copied" for
 // a moment (announced to screen readers through its live region). A block shown without
 // highlighting (chapters.markdown's fallback) gets its language's label here, from its
-// code's class.
+// code's class. A block of SHORT_CODE_LINES lines or fewer is marked "code-short", which
+// print.css keeps on one sheet (the count chapters/markdown/printing.py marks by).
+const SHORT_CODE_LINES = 25;
+
 function addCopyButtons(root) {
   for (const pre of root.querySelectorAll(root === document ? ".body pre" : "pre")) {
     const code = pre.querySelector("code");
@@ -46,6 +49,9 @@ function addCopyButtons(root) {
       }
     }
     block.classList.add("code-block");
+    if ((code || pre).textContent.replace(/\n$/, "").split("\n").length <= SHORT_CODE_LINES) {
+      block.classList.add("code-short");
+    }
     const button = document.createElement("button");
     button.type = "button";
     button.className = "code-copy";

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from chapters.models import Node
 from tests.browser.conftest import PHONE
-from tests.helpers import build_tree
+from tests.helpers import build_tree, edit, library_image
 
 pytestmark = pytest.mark.browser
 
@@ -228,3 +228,25 @@ def test_code_blocks_show_their_language_and_copy_their_code(browse, small_tree)
     expect(copy).to_have_text("Copy", timeout=4000)
     blocks.nth(1).get_by_role("button", name="Copy the code").click()
     assert page.evaluate("navigator.clipboard.readText()") == "plain text\n"
+
+
+def test_printed_chapter_keeps_short_code_whole_and_prints_no_image_address(browse, small_tree):
+    library_image("diagram.png", 1200, 800)
+    long = "\n".join(f"line_{n} = {n}" for n in range(30))
+    edit(
+        "Chapter Four",
+        body=(
+            "![Two kernels](image:diagram.png)\n\n```python\nx = 1\n```\n\n"
+            f"```python\n{long}\n```\n"
+        ),
+    )
+    page = browse(CHAPTER_FOUR)
+    page.emulate_media(media="print")
+    blocks = page.locator(".body .code-block")
+    expect(blocks).to_have_count(2)
+    assert blocks.evaluate_all(
+        "blocks => blocks.map(b => [b.classList.contains('code-short'), getComputedStyle(b)"
+        ".breakInside, getComputedStyle(b.querySelector('.filename')).breakAfter])"
+    ) == [[True, "avoid", "avoid"], [False, "auto", "avoid"]]
+    image = page.locator(".body a.media-image")
+    assert image.evaluate("a => getComputedStyle(a, '::after').content") == "none"

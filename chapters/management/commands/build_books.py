@@ -60,16 +60,7 @@ class Command(BaseCommand):
             for label, _key in books:
                 self.stdout.write(f"{label}: started; a worker builds it.")
             return
-        Worker(
-            queue_names=["books"],
-            excluded_queue_names=[],
-            interval=0,
-            batch=True,
-            backend_name="default",
-            startup_delay=False,
-            max_tasks=None,
-            worker_id=get_random_string(32),
-        ).run()
+        Worker.draining(["books"], get_random_string(32)).run()
         failed = 0
         for label, key in books:
             build = key.builds.first()
