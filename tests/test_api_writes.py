@@ -356,3 +356,17 @@ def test_api_edit_refuses_what_no_database_stores(client, small_tree):
         "title": ["Null characters are not allowed."]
     }
     assert (node("Chapter One").body, latest().history_id) == (SCAFFOLD, base)
+
+
+def test_api_edit_answers_its_page_whatever_the_conditional_headers(client, small_tree):
+    client.force_login(role_user("rev", "Reviewer"))
+    page_etag = client.get(PAGE)["ETag"]
+    response = client.patch(
+        PAGE,
+        {"base_revision": latest().history_id, "body": "Saved."},
+        content_type="application/json",
+        HTTP_IF_MATCH='"another"',
+        HTTP_IF_NONE_MATCH=page_etag,
+    )
+    assert (response.status_code, response.json()["body"]) == (200, "Saved.")
+    assert node("Chapter One").body == "Saved."

@@ -89,10 +89,14 @@ def with_etag(request, data):
 
     The ETag is the SHA-256 of the JSON: an answer differs by who asks (an editor sees the
     pending changes), so caches keep it per client (``private``) and ask again each time.
+    Only reads are conditional: a write answers with its page once it is done, whatever
+    ``If-Match`` says (its precondition is its ``base_revision``).
     """
     body = JSONRenderer().render(data)
     etag = f'"{hashlib.sha256(body).hexdigest()[:32]}"'
-    response = get_conditional_response(request._request, etag=etag)
+    response = None
+    if request.method in ("GET", "HEAD"):
+        response = get_conditional_response(request._request, etag=etag)
     if response is None:
         response = Response(data)
     response["ETag"] = etag
