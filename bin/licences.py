@@ -4,8 +4,9 @@ The wiki is BSD-3-Clause, so what it runs with must let an organisation use, cha
 ship it under those terms: permissive licences are allowed; copyleft ones (GPL, AGPL) are
 refused; weak copyleft (LGPL, MPL) is accepted only for the packages named in ``ACCEPTED``,
 each for its reason, since a package used unmodified as a library keeps the wiki's own
-terms. ``bin/audit`` runs this on the production lock's packages, installed in a throwaway
-virtualenv, as pip-licenses reports them::
+terms; so is a permissive licence under a name that is no SPDX identifier. ``bin/audit``
+runs this on the production lock's packages, installed in a throwaway virtualenv, as
+pip-licenses reports them::
 
     pip-licenses --python ENV/bin/python --from=mixed --format=json \\
         | python3 bin/licences.py requirements.txt
@@ -55,8 +56,9 @@ ALLOWED = frozenset(
     }
 )
 
-# Weak copyleft accepted for one package each: its licence exactly as pip-licenses reports
-# it (a new licence is checked again), and why.
+# Weak copyleft, or a permissive licence under a name that is no SPDX identifier, accepted
+# for one package each: its licence exactly as pip-licenses reports it (a new licence is
+# checked again), and why.
 ACCEPTED = {
     "psycopg": (
         "LGPL-3.0-only",
@@ -64,6 +66,11 @@ ACCEPTED = {
         "that uses a library",
     ),
     "psycopg-binary": ("LGPL-3.0-only", "psycopg's compiled part, as psycopg"),
+    "uritemplate": (
+        "BSD 3-Clause OR Apache-2.0",
+        "drf-spectacular's URI templates, under either of two permissive licences; its "
+        "metadata spells BSD-3-Clause with a space, which is no SPDX identifier",
+    ),
     "pyphen": (
         "GNU General Public License v2 or later (GPLv2+); GNU Lesser General Public License v2 "
         "or later (LGPLv2+); Mozilla Public License 1.1 (MPL 1.1)",

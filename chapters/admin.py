@@ -314,8 +314,9 @@ class SynonymAdmin(admin.ModelAdmin):
     search_fields = ["word", "same_as"]
 
 
-# The media library's admin registers itself (chapters/media/admin.py).
+# The admins of users' API tokens (chapters/api/admin.py), of the media library
+# (chapters/media/admin.py) and of webhooks and their delivery log
+# (chapters/webhooks/admin.py) register themselves.
+from .api.admin import ApiTokenAdmin  # noqa: E402,F401
 from .media.admin import MediaItemAdmin  # noqa: E402,F401
-
-# So do webhooks and their delivery log (chapters/webhooks/admin.py).
 from .webhooks.admin import WebhookAdmin  # noqa: E402,F401

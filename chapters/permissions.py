@@ -17,6 +17,7 @@ users' pages by :func:`can_edit` (``chapters.caching``), since it decides the "E
 __all__ = [
     "PUBLISHED",
     "can_add",
+    "can_delete",
     "can_edit",
     "can_move",
     "can_preview",
@@ -58,6 +59,17 @@ def can_add(user):
         user: a user, or Django's ``AnonymousUser``.
     """
     return _is_editor(user, "chapters.add_node")
+
+
+def can_delete(user):
+    """Return True when ``user`` may delete pages (with everything under them): an active
+    staff user with ``chapters.delete_node`` (Admin), as the admin's delete asks (Django's
+    ``ModelAdmin.has_delete_permission``); the API's delete asks here.
+
+    Args:
+        user: a user, or Django's ``AnonymousUser``.
+    """
+    return _is_editor(user, "chapters.delete_node")
 
 
 def can_publish(user):

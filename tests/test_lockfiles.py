@@ -109,6 +109,7 @@ def test_production_lock_holds_no_test_tool():
         "axe-playwright-python",
         "beautifulsoup4",
         "hypothesis",
+        "openapi-spec-validator",
         "playwright",
         "pytest",
         "pytest-django",

@@ -8,6 +8,7 @@ from django.urls import reverse
 from chapters.models import Node
 from chapters.permissions import (
     can_add,
+    can_delete,
     can_edit,
     can_preview,
     can_publish,
@@ -189,3 +190,25 @@ def test_permissions_roles_groups_hold_the_migration_s_permissions():
     }
     admin = set(Group.objects.get(name="Admin").permissions.values_list("codename", flat=True))
     assert {"delete_node", "publish_node", "add_node", "change_pendingchange"} <= admin
+
+
+@pytest.mark.django_db
+def test_permissions_only_admins_may_delete(django_user_model, admin_user):
+    users = {
+        "anonymous": AnonymousUser(),
+        "signed-in reader": django_user_model.objects.create_user("reader"),
+        "editor": role_user("editor", "Editor"),
+        "reviewer": role_user("reviewer", "Reviewer"),
+        "admin": role_user("boss", "Admin"),
+        "admin, not staff": role_user("gone", "Admin", is_staff=False),
+        "superuser": admin_user,
+    }
+    assert {name: can_delete(u) for name, u in users.items()} == {
+        "anonymous": False,
+        "signed-in reader": False,
+        "editor": False,
+        "reviewer": False,
+        "admin": True,
+        "admin, not staff": False,
+        "superuser": True,
+    }

@@ -112,6 +112,9 @@ INSTALLED_APPS = [
     "axes",
     "django_tasks",
     "django_tasks_db",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "chapters",
 ]
 
@@ -452,3 +455,42 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "axes_lockout.html"
 if BEHIND_PROXY:
     AXES_CLIENT_IP_CALLABLE = "wiki.proxy.client_ip"
+
+# The REST API (chapters/api/, docs/operations.md "The API"): tokens or the session, the
+# permission rule of chapters.permissions, errors as JSON, and rate limits kept in the cache
+# (shared by every app server with Redis). A client is counted by its address: behind one
+# reverse proxy the last entry of X-Forwarded-For, as for the sign-in lockout; else the
+# connection's own (DRF's NUM_PROXIES).
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "chapters.api.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["chapters.api.authentication.TokenScope"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("WIKI_API_ANON_RATE") or "60/minute",
+        "user": os.environ.get("WIKI_API_USER_RATE") or "600/minute",
+    },
+    "NUM_PROXIES": 1 if BEHIND_PROXY else 0,
+    "EXCEPTION_HANDLER": "chapters.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Curriculum Wiki API",
+    "DESCRIPTION": "Read the curriculum's tree, its pages, their revisions and search; "
+    "edit pages as the site's editor does. Tokens: Authorization: Bearer <token>.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    # The API's one PATCH (an edit) requires its base revision: not a partial component.
+    "COMPONENT_SPLIT_PATCH": False,
+}

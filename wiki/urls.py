@@ -1,4 +1,4 @@
-"""Root URLconf: the admin, then the wiki's pages (which take every other path)."""
+"""Root URLconf: the admin, the API, then the wiki's pages (which take every other path)."""
 
 from django.contrib import admin
 from django.templatetags.static import static
@@ -15,5 +15,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on pages that name no icon, such as the admin's.
     path("favicon.ico", RedirectView.as_view(url=static_lazy("favicon.svg"), permanent=True)),
+    # The REST API (chapters.api), before the wiki's pages, which take every other path.
+    path("api/", include("chapters.api.urls")),
     path("", include("chapters.urls")),
 ]

@@ -29,7 +29,7 @@ from .forms import EditForm
 from .merge import lines
 from .preview import preview_or_error
 
-__all__ = ["draft", "edit", "new", "preview", "titles"]
+__all__ = ["changed", "draft", "edit", "new", "preview", "titles"]
 
 # The fields of the form a draft keeps as text, each cut to at most so many characters.
 DRAFT_LIMITS = {
@@ -177,7 +177,7 @@ def _save(request, node, adding):
     if "preview" in request.POST or form.resolving or not form.is_valid():
         return form, None, None
     page = form.instance
-    if not adding and not _changed(form):
+    if not adding and not changed(form):
         EditDraft.objects.filter(user=request.user, node=node, adding=adding).delete()
         return None, None, None
     try:
@@ -195,10 +195,11 @@ def _save(request, node, adding):
     return None, page, change
 
 
-def _changed(form):
+def changed(form):
     """Return True if the form's page differs from the page as stored in a field the editor
     edits (``form.merged``): a Save that changes nothing writes no revision, which other
-    editors' forms would then have to merge with."""
+    editors' forms would then have to merge with. The API's edit asks the same
+    (``chapters.api.writes``)."""
     page = form.instance
     fields = [form.attname(name) for name in form.merged]
     stored = Node.objects.filter(pk=page.pk).values(*fields).get()

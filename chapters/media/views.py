@@ -32,6 +32,7 @@ from . import uploads
 from .forms import ReplaceForm, SearchForm, UploadForm
 
 __all__ = [
+    "described",
     "library",
     "media_delete",
     "media_detail",
@@ -183,7 +184,7 @@ def library(request):
         )
     page = Paginator(items, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
     if _wants_json(request):
-        return JsonResponse({"items": [_described(item) for item in page]})
+        return JsonResponse({"items": [described(item) for item in page]})
     context = {
         "form": form,
         "page": page,
@@ -194,8 +195,9 @@ def library(request):
     return render(request, "chapters/media/library.html", context)
 
 
-def _described(item):
-    """Return what the editor's script shows and writes of ``item``."""
+def described(item):
+    """Return what the editor's script shows and writes of ``item`` (the API's upload
+    answers the same: ``chapters.api.media``)."""
     return {
         "name": item.name,
         "title": item.title,
@@ -224,7 +226,7 @@ def media_upload(request):
 
     The upload is stored as it came and processed by a task (``chapters.media.uploads``),
     so the answer does not wait for it. The editor's script (``Accept: application/json``)
-    is answered ``_described(item)`` with status 201, or ``{"error": <why>}`` for an upload
+    is answered ``described(item)`` with status 201, or ``{"error": <why>}`` for an upload
     the library refuses (403 for a non-editor); the library's plain form is redirected to
     the new item's page, or shown again with the error. A refusal is an answer, not a
     failed request: it comes with status 200, as Django's forms shown again with their
@@ -256,7 +258,7 @@ def media_upload(request):
         context = {"form": SearchForm(), "page": items, "page_query": "", "upload_form": form}
         return render(request, "chapters/media/library.html", context)
     if _wants_json(request):
-        return JsonResponse(_described(item), status=201)
+        return JsonResponse(described(item), status=201)
     messages.success(request, f"“{item.name}” was added to the library.")
     return redirect(item.get_library_url())
 

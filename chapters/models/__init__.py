@@ -41,6 +41,7 @@ from .rules import (
     unique_slug,
 )
 from .synonyms import Synonym
+from .tokens import ApiToken
 from .tree import (
     TREE_FIELDS,
     NodeManager,
@@ -64,6 +65,7 @@ __all__ = [
     "REVISION_FIELDS",
     "TITLE_MAX_LENGTH",
     "TREE_FIELDS",
+    "ApiToken",
     "BookBuild",
     "DeletionFields",
     "EditDraft",
