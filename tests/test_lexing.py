@@ -7,6 +7,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from chapters.markdown import lexing, render_markdown
 from tests.helpers import run_with_environment
 
@@ -16,6 +18,13 @@ PYTHON_HTML = (
     '<span class="k">return</span> <span class="mi">1</span>\n'
     "</code></pre></div>"
 )
+
+
+@pytest.fixture(autouse=True)
+def no_idle_children():
+    """Start each test with no idle child: other tests' renders leave this process theirs
+    (a spare started for each one killed among them)."""
+    lexing._end_children()
 
 
 def idle_pids():

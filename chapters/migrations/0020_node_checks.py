@@ -17,13 +17,20 @@ STATUSES = ["draft", "review", "published"]
 
 
 def put_right(apps, schema_editor):
-    """Give the rows whose kind or status is not a choice one that is (see above)."""
+    """Give the rows whose kind or status is not a choice one that is (see above).
+
+    Only where there are such rows: on PostgreSQL the wiki's version is bumped by a trigger
+    for each statement (migration 0010), rows or none, and a migrated database starts at
+    version 0.
+    """
     Node = apps.get_model("chapters", "Node")
-    Node.objects.exclude(status__in=STATUSES).update(status="draft")
+    if Node.objects.exclude(status__in=STATUSES).exists():
+        Node.objects.exclude(status__in=STATUSES).update(status="draft")
     odd = Node.objects.exclude(kind__in=KINDS)
-    parents = Node.objects.filter(parent__isnull=False).values("parent")
-    odd.filter(pk__in=parents).update(kind="section")
-    odd.exclude(pk__in=parents).update(kind="chapter")
+    if odd.exists():
+        parents = Node.objects.filter(parent__isnull=False).values("parent")
+        odd.filter(pk__in=parents).update(kind="section")
+        odd.exclude(pk__in=parents).update(kind="chapter")
 
 
 def sqlite_extras(schema_editor):
