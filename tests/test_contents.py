@@ -14,6 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from chapters import caching, contents
+from chapters.caching import flight
 from chapters.models import RESERVED_ROOT_SLUGS, Node
 from chapters.outline import build_fixture
 from tests.helpers import SMALL_TREE, edit, node, soup, toc_outline
@@ -79,7 +80,7 @@ def test_contents_without_the_page_leave_it_unmarked_with_a_warning(client, smal
     page = Node.objects.get(title="Chapter Five")
     navigation, _ = contents.page_navigation(page, "another-version")
     empty = contents.Contents(html="<ol></ol>", links={}, sections={})
-    with caplog.at_level(logging.WARNING, logger="chapters.contents"):
+    with caplog.at_level(logging.WARNING, logger="chapters.contents.html"):
         assert contents.mark_current(empty, page, navigation) == "<ol></ol>"
     assert caplog.messages == [
         f"The table of contents has no place for page {page.pk}; not marked."
@@ -220,13 +221,14 @@ def test_contents_url_segment_is_reserved():
 @pytest.fixture
 def rendered_areas(monkeypatch):
     """Record the first title of each list of entries ``chapters.contents`` renders."""
-    rendered, render = [], contents._render
+    rendered, render = [], contents.html._render
 
     def spy(listed):
         rendered.append(listed[0].node.title)
         return render(listed)
 
-    monkeypatch.setattr(contents, "_render", spy)
+    monkeypatch.setattr(contents.html, "_render", spy)
+    monkeypatch.setattr(contents.pages, "_render", spy)
     return rendered
 
 
@@ -273,8 +275,8 @@ def test_whole_contents_resource_renders_only_the_area_an_edit_changed(
 
 def test_single_flight_builds_once_and_gives_the_lock_up(monkeypatch):
     builds = []
-    assert contents.single_flight("k", "v1", lambda: builds.append(1) or "built") == "built"
-    assert contents.single_flight("k", "v1", lambda: builds.append(2) or "again") == "built"
+    assert flight.single_flight("k", "v1", lambda: builds.append(1) or "built") == "built"
+    assert flight.single_flight("k", "v1", lambda: builds.append(2) or "again") == "built"
     assert builds == [1]
     assert cache.add("k:building", True, version="v1")  # given up
 
@@ -289,22 +291,22 @@ def test_single_flight_waits_for_the_process_holding_the_lock(monkeypatch):
             cache.set("k", "theirs", version="v1")
             cache.delete("k:building", version="v1")
 
-    monkeypatch.setattr(contents.time, "sleep", other_process_finishes)
-    assert contents.single_flight("k", "v1", lambda: pytest.fail("built twice")) == "theirs"
-    assert waits == [contents.POLL_SECONDS] * 3
+    monkeypatch.setattr(flight.time, "sleep", other_process_finishes)
+    assert flight.single_flight("k", "v1", lambda: pytest.fail("built twice")) == "theirs"
+    assert waits == [flight.POLL_SECONDS] * 3
 
 
 def test_single_flight_waits_for_nothing_when_the_cache_keeps_nothing(monkeypatch):
     monkeypatch.setattr(cache, "add", lambda *args, **kwargs: False)  # as a Redis that is down
-    monkeypatch.setattr(contents.time, "sleep", lambda seconds: pytest.fail("waited"))
-    assert contents.single_flight("k", "v1", lambda: "mine") == "mine"
+    monkeypatch.setattr(flight.time, "sleep", lambda seconds: pytest.fail("waited"))
+    assert flight.single_flight("k", "v1", lambda: "mine") == "mine"
 
 
 def test_single_flight_builds_itself_when_the_lock_holder_is_late(monkeypatch, caplog):
     cache.add("k:building", True, version="v1")
-    monkeypatch.setattr(contents, "WAIT_SECONDS", 0.05)
-    with caplog.at_level(logging.WARNING, logger="chapters.contents"):
-        assert contents.single_flight("k", "v1", lambda: "mine") == "mine"
+    monkeypatch.setattr(flight, "WAIT_SECONDS", 0.05)
+    with caplog.at_level(logging.WARNING, logger="chapters.caching.flight"):
+        assert flight.single_flight("k", "v1", lambda: "mine") == "mine"
     assert caplog.messages == ["Waited 0.05 s for k of version v1; building it too."]
     assert cache.get("k", version="v1") is None  # the lock holder keeps it
 
@@ -331,7 +333,7 @@ def test_page_past_the_threshold_makes_the_same_queries(
 def test_reads_of_the_tree_and_of_a_branch_scan_one_index_on_sqlite(small_tree):
     chapter = node("Chapter Four")
     with CaptureQueriesContext(connection) as reads:
-        contents._tree_rows()
+        contents.rows._tree_rows()
         contents.branch(chapter)
     assert len(reads) == 2
     for read in reads:
@@ -342,31 +344,33 @@ def test_reads_of_the_tree_and_of_a_branch_scan_one_index_on_sqlite(small_tree):
 
 @pytest.mark.django_db
 def test_branch_picked_from_the_tree_is_the_branch_read(small_tree):
-    rows = contents._tree_rows()
+    rows = contents.rows._tree_rows()
     assert len(rows) == 11
     for each in Node.objects.all():
-        assert contents._branch_rows(rows, each) == contents.branch(each), each.title
-    titles = [row[contents.TITLE] for row in contents.branch(node("Chapter Four"))]
+        assert contents.rows._branch_rows(rows, each) == contents.branch(each), each.title
+    titles = [row[contents.rows.TITLE] for row in contents.branch(node("Chapter Four"))]
     assert titles == ["Area A", "Section A1", "Section A2", "Chapter Four", "Area B"]
 
 
 @pytest.mark.django_db
 def test_reading_path_is_kept_once_for_versions_that_share_it(client, small_tree):
     client.get("/area-a/")
-    first = cache.get(contents.OUTLINE_KEY, version=caching.version(client.get("/").wsgi_request))
+    first = cache.get(
+        contents.pages.OUTLINE_KEY, version=caching.version(client.get("/").wsgi_request)
+    )
     edit("Chapter Two", body="A new body: Chapter Two is in the middle of its section.")
     second = cache.get(
-        contents.OUTLINE_KEY, version=caching.version(client.get("/area-a/").wsgi_request)
+        contents.pages.OUTLINE_KEY, version=caching.version(client.get("/area-a/").wsgi_request)
     )
     assert second is not None and second is not first
     assert second.bridges == first.bridges
     edit("Chapter Three", title="Chapter Three Renamed")  # the last of its section
     third = cache.get(
-        contents.OUTLINE_KEY, version=caching.version(client.get("/area-a/").wsgi_request)
+        contents.pages.OUTLINE_KEY, version=caching.version(client.get("/area-a/").wsgi_request)
     )
     assert third.bridges != first.bridges
     steps = cache.get(third.bridges)[node("Section A2").pk]
-    assert [step and step[1][contents.TITLE] for step in steps] == [
+    assert [step and step[1][contents.rows.TITLE] for step in steps] == [
         "Chapter Three Renamed",
         "Chapter Five",
     ]
