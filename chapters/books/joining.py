@@ -9,10 +9,10 @@ are written here too, one per node, nested as the nodes are, so that an area spl
 parts is still one bookmark with its sections under it.
 """
 
-from io import BytesIO
+import gc
 from urllib.parse import quote, unquote
 
-from pypdf import PdfWriter
+from pypdf import PdfReader, PdfWriter
 from pypdf.generic import ArrayObject, Fit, FloatObject, NameObject, NumberObject
 
 __all__ = ["LINK_SCHEME", "book_link", "join"]
@@ -25,8 +25,8 @@ def book_link(anchor):
     return LINK_SCHEME + quote(anchor, safe=":-_.")
 
 
-def join(files, blank_pages, anchors, outline):
-    """Return the PDF of a book's files joined, as bytes.
+def join(files, blank_pages, anchors, outline, path):
+    """Write the PDF of a book's files joined to ``path``.
 
     Args:
         files: the PDF files, in order: the front matter, then the parts.
@@ -36,13 +36,20 @@ def join(files, blank_pages, anchors, outline):
             joined book.
         outline: ``(title, depth, anchor)`` of each bookmark, in order; ``depth`` 0 for a
             top one, each other under the last one a level up.
+        path: the joined PDF's file.
 
     Raises:
         KeyError: a bookmark's anchor is not in ``anchors``.
     """
     writer = PdfWriter()
     for file in files:
-        writer.append(file, import_outline=False)
+        with open(file, "rb") as stream:
+            reader = PdfReader(stream)
+            writer.append(reader, import_outline=False)
+            # The writer keeps every reader it appended alive (pypdf's "PreventGC"), and a
+            # reader keeps every object it parsed: the cache is emptied, as the reader is
+            # read no more, or the parts' objects would all be held twice.
+            reader.resolved_objects.clear()
     if blank_pages is not None:
         index, count = blank_pages
         box = writer.pages[0].mediabox
@@ -62,9 +69,9 @@ def join(files, blank_pages, anchors, outline):
             )
         )
     writer.page_mode = "/UseOutlines"
-    data = BytesIO()
-    writer.write(data)
-    return data.getvalue()
+    writer.write(path)
+    del writer
+    gc.collect()
 
 
 def _resolve_links(writer, anchors):

@@ -40,6 +40,7 @@ from . import parts
 from .code import fewer_spans
 from .content import body_element
 from .formulas import draw_math
+from .front import lay_out_front
 from .joining import book_link, join
 
 __all__ = ["WIDEST_PAGE", "BookFetcher", "render_pdf"]
@@ -65,41 +66,36 @@ def render_pdf(book, built=None, progress=None):
     fetcher = BookFetcher()
     fonts = FontConfiguration()
     stylesheets = [CSS(filename=finders.find(name), font_config=fonts) for name in STYLESHEETS]
-    front = {"book": book, "date": built or timezone.now()}
-
-    def front_html(pages):
-        entries = [
-            {"node": node, "href": book_link(f"n{node.pk}"), "page": pages(node)}
-            for node in book.nodes
-        ]
-        return render_to_string("books/front.html", {**front, "entries": entries})
-
-    front_pages = len(
-        parts.render(front_html(lambda node: WIDEST_PAGE), stylesheets, fetcher, fonts).pages
-    )
+    style = (stylesheets, fetcher, fonts)
+    date = built or timezone.now()
+    front_pages, _ = lay_out_front(book, date, lambda node: WIDEST_PAGE, style)
     anchors = {}
     with tempfile.TemporaryDirectory(prefix="book-") as folder:
+        folder = Path(folder)
         files, first_page = [], front_pages + 1
         for number, nodes in enumerate(parts.split(book.nodes, settings.BOOK_PART_SIZE)):
-            entries = [_entry(node, book, fetcher, progress) for node in nodes]
+            bodies = book.bodies(nodes)
+            entries = [_entry(node, bodies[node.pk], book, fetcher, progress) for node in nodes]
             html = render_to_string("books/part.html", {"book": book, "entries": entries})
-            files.append(Path(folder) / f"part-{number}.pdf")
-            first_page += parts.lay_out(
-                html, stylesheets, fetcher, fonts, first_page, files[-1], anchors
-            )
-        numbered = front_html(lambda node: anchors[f"n{node.pk}"].page + 1)
-        front_file = Path(folder) / "front.pdf"
-        laid = parts.lay_out(numbered, stylesheets, fetcher, fonts, 1, front_file, {})
+            files.append(folder / f"part-{number}.pdf")
+            first_page += parts.lay_out(html, *style, first_page, files[-1], anchors)
+
+        def numbered(node):
+            return anchors[f"n{node.pk}"].page + 1
+
+        laid, front_files = lay_out_front(book, date, numbered, style, folder)
         if laid > front_pages:
             raise RuntimeError(f"The contents took {laid} pages, not {front_pages}.")
         blank = (laid, front_pages - laid) if laid < front_pages else None
         outline = [(node.title, node.depth, f"n{node.pk}") for node in book.nodes]
-        return join([front_file, *files], blank, anchors, outline)
+        join([*front_files, *files], blank, anchors, outline, folder / "book.pdf")
+        return (folder / "book.pdf").read_bytes()
 
 
-def _entry(node, book, fetcher, progress):
-    """Return a node's entry in its part: the node, and its body made fit for the PDF."""
-    body = body_element(node, book, _link, namespaced=False, image=fetcher.add)
+def _entry(node, html, book, fetcher, progress):
+    """Return a node's entry in its part: the node, and its body (its stored ``html``) made
+    fit for the PDF."""
+    body = body_element(node, book, _link, namespaced=False, image=fetcher.add, html=html)
     draw_math(body)
     fewer_spans(body)
     html = ET.tostring(body, encoding="unicode", method="html")
