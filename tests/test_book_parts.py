@@ -5,15 +5,17 @@ few spans as draw the same colours (chapters/books/code.py)."""
 
 import re
 import xml.etree.ElementTree as ET
+from datetime import UTC, datetime
 
 import pytest
 from pypdf import PdfReader
 
+from chapters.books import front
 from chapters.books.code import fewer_spans
 from chapters.books.content import book_of
 from chapters.books.parts import split
-from chapters.books.pdf import render_pdf
-from tests.helpers import edit
+from chapters.books.pdf import book_style, render_pdf
+from tests.helpers import build_tree, edit
 from tests.test_books import pdf_text
 
 pytestmark = pytest.mark.usefixtures("books_root")
@@ -32,6 +34,7 @@ TITLES = [
     "Chapter Six",
 ]
 DEPTHS = [0, 1, 2, 2, 2, 1, 2, 0, 1, 2, 2]
+BUILT = datetime(2026, 12, 3, tzinfo=UTC)
 
 
 def paragraphs(count):
@@ -149,6 +152,37 @@ def test_fewer_spans_drops_spans_that_change_nothing_and_joins_neighbours():
     fewer_spans(body)
     assert ET.tostring(body, encoding="unicode", method="html") == (
         '<body><pre><code><span class="kn">import</span> <span class="nn">time</span>\nx '
-        '<span class="o">= -</span><span class="mi">1</span> <span class="err">!</span> '
+        '<span class="o">= -1</span> <span class="err">!</span> '
         '<span class="err">??</span></code></pre><p><span>kept</span></p></body>'
     )
+
+
+@pytest.mark.django_db
+def test_contents_laid_out_in_chunks_fills_its_pages_as_one_document_would(monkeypatch, tmp_path):
+    build_tree(
+        "".join(
+            f"Area {a}\n"
+            + "".join(
+                f"  Section {a}{s}\n" + "".join(f"    Chapter {a}{s}{c}\n" for c in range(20))
+                for s in range(3)
+            )
+            for a in range(2)
+        )
+    )
+    book = book_of(None)
+
+    def pages(chunk, folder):
+        monkeypatch.setattr(front, "CONTENTS_CHUNK", chunk)
+        folder.mkdir()
+        count, files = front.lay_out_front(book, BUILT, lambda node: node.pk, book_style(), folder)
+        texts = [page for file in files for page in pdf_text(file).split("\f")[:-1]]
+        assert len(texts) == count
+        return len(files), [
+            [line.strip() for line in t.splitlines() if line.strip()] for t in texts
+        ]
+
+    whole, chunked = pages(1000, tmp_path / "whole"), pages(50, tmp_path / "chunked")
+    assert whole[0] == 1 and chunked[0] == 3
+    assert chunked[1] == whole[1] and len(whole[1]) == 4
+    assert [lines[-1] for lines in whole[1][1:]] == ["2", "3", "4"]
+    assert whole[1][3][0].startswith("Section 11 ....")

@@ -7,8 +7,8 @@ bodies, code's spans cost WeasyPrint more than all the other text together
 (bench/README.md, "Books"). A span that changes nothing on paper is taken out, its text kept:
 one of a class ``static/css/pygments.css`` gives no style, and one holding only whitespace
 whose style is only ink (a colour, a font), as ink on spaces shows nothing. Neighbouring
-spans of one class are then joined, across whitespace when their style is only ink. The
-code reads and looks the same; its tokens are coloured by the same rules.
+spans whose classes have the same style (an operator and a number, both grey) are then
+joined, across whitespace when their style is only ink. The code reads and looks the same.
 """
 
 import re
@@ -58,16 +58,17 @@ def _unwrap(parent, styles):
 
 
 def _join(parent, styles):
-    """Join each childless span of ``parent`` to the span of the same class before it."""
+    """Join each childless span of ``parent`` to the span before it when their classes
+    have the same style."""
     before = None
     for child in list(parent):
-        if child.tag != "span" or len(child) or not child.get("class"):
+        style = styles.get(child.get("class"))
+        if child.tag != "span" or len(child) or style is None:
             before = None
             continue
-        if before is not None and before.get("class") == child.get("class"):
+        if before is not None and styles[before.get("class")][0] == style[0]:
             between = before.tail or ""
-            ink_only = styles.get(child.get("class"), ("", False))[1]
-            if not between or (not between.strip() and ink_only):
+            if not between or (not between.strip() and style[1]):
                 before.text = (before.text or "") + between + (child.text or "")
                 before.tail = child.tail
                 parent.remove(child)

@@ -9,11 +9,12 @@ are written here too, one per node, nested as the nodes are, so that an area spl
 parts is still one bookmark with its sections under it.
 """
 
-import gc
 from urllib.parse import quote, unquote
 
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import ArrayObject, Fit, FloatObject, NameObject, NumberObject
+
+from .parts import release_memory
 
 __all__ = ["LINK_SCHEME", "book_link", "join"]
 
@@ -71,7 +72,7 @@ def join(files, blank_pages, anchors, outline, path):
     writer.page_mode = "/UseOutlines"
     writer.write(path)
     del writer
-    gc.collect()
+    release_memory()
 
 
 def _resolve_links(writer, anchors):

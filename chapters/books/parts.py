@@ -12,12 +12,15 @@ where each of its anchors landed (page and position), from which the contents' p
 the links between parts and the bookmarks are made.
 """
 
+import ctypes
+import ctypes.util
 import gc
 from dataclasses import dataclass
+from functools import lru_cache
 
 from weasyprint import CSS, HTML
 
-__all__ = ["Anchor", "lay_out", "render", "split"]
+__all__ = ["Anchor", "lay_out", "release_memory", "render", "split"]
 
 # WeasyPrint's CSS pixels in PDF points (96 px and 72 pt to the inch).
 POINTS_PER_PIXEL = 0.75
@@ -102,6 +105,27 @@ def lay_out(html, stylesheets, fetcher, font_config, first_page, path, anchors):
     document.write_pdf(path)
     pages = len(document.pages)
     del document
-    # A layout's boxes refer to each other in cycles: collected now, before the next part.
-    gc.collect()
+    release_memory()
     return pages
+
+
+def release_memory():
+    """Free what a layout left, and give the C library's free memory back to the system.
+
+    A layout's boxes refer to each other in cycles, collected now rather than during the
+    next part. The C library (glibc) keeps the memory of freed large objects (texts, drawn
+    streams) for its own reuse; without ``malloc_trim`` the process would keep the largest
+    part's high-water mark, and the join, which comes after the parts, would stack on it.
+    Where the C library has no ``malloc_trim``, only the collection is done.
+    """
+    gc.collect()
+    trim = getattr(_libc(), "malloc_trim", None)
+    if trim is not None:
+        trim(0)
+
+
+@lru_cache(maxsize=1)
+def _libc():
+    """Return the C library, loaded by ctypes (None where it cannot be found)."""
+    name = ctypes.util.find_library("c")
+    return ctypes.CDLL(name) if name else None

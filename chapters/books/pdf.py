@@ -43,7 +43,7 @@ from .formulas import draw_math
 from .front import lay_out_front
 from .joining import book_link, join
 
-__all__ = ["WIDEST_PAGE", "BookFetcher", "render_pdf"]
+__all__ = ["WIDEST_PAGE", "BookFetcher", "book_style", "render_pdf"]
 
 STYLESHEETS = ("css/pygments.css", "css/book.css")
 # A page number as wide as any a book has: the book's fonts draw every digit equally wide.
@@ -63,12 +63,11 @@ def render_pdf(book, built=None, progress=None):
         RuntimeError: the front matter came out longer with its page numbers than with
             the widest ones (which the layout of text does not do).
     """
-    fetcher = BookFetcher()
-    fonts = FontConfiguration()
-    stylesheets = [CSS(filename=finders.find(name), font_config=fonts) for name in STYLESHEETS]
-    style = (stylesheets, fetcher, fonts)
+    style = book_style()
+    fetcher = style[1]
     date = built or timezone.now()
     front_pages, _ = lay_out_front(book, date, lambda node: WIDEST_PAGE, style)
+    parts.release_memory()
     anchors = {}
     with tempfile.TemporaryDirectory(prefix="book-") as folder:
         folder = Path(folder)
@@ -90,6 +89,15 @@ def render_pdf(book, built=None, progress=None):
         outline = [(node.title, node.depth, f"n{node.pk}") for node in book.nodes]
         join([*front_files, *files], blank, anchors, outline, folder / "book.pdf")
         return (folder / "book.pdf").read_bytes()
+
+
+def book_style():
+    """Return what a book's documents are laid out with: ``(stylesheets, fetcher,
+    font_config)``, a new :class:`BookFetcher` and WeasyPrint ``FontConfiguration``, which
+    the book's documents share."""
+    fonts = FontConfiguration()
+    stylesheets = [CSS(filename=finders.find(name), font_config=fonts) for name in STYLESHEETS]
+    return stylesheets, BookFetcher(), fonts
 
 
 def _entry(node, html, book, fetcher, progress):
