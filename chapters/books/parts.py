@@ -102,11 +102,18 @@ def lay_out(html, stylesheets, fetcher, font_config, first_page, path, anchors):
                     (page.height - y) * POINTS_PER_PIXEL,
                 ),
             )
-    document.write_pdf(path)
+    document.write_pdf(path, finisher=_without_names)
     pages = len(document.pages)
     del document
     release_memory()
     return pages
+
+
+def _without_names(_document, pdf):
+    """Leave out of a part's PDF the named destinations WeasyPrint writes for its anchors:
+    the book's links point at pages (:mod:`.joining`), and the join would otherwise carry
+    one name per ``id`` of the book."""
+    pdf.catalog.pop("Names", None)
 
 
 def release_memory():
