@@ -400,7 +400,7 @@ FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 BOOKS_ROOT = Path(os.environ.get("WIKI_BOOKS_ROOT") or BASE_DIR / "media" / "books")
 # A book's PDF is laid out this many nodes at a time (chapters/books/parts.py): the memory a
 # build takes grows with it, not with the book (bench/README.md, "Books").
-BOOK_PART_SIZE = 50
+BOOK_PART_SIZE = 25
 
 # Security headers. Each page may load scripts, styles, images, fonts and fetches from this
 # site only, and run no inline script or style: our scripts are files in static/js/; Django's
