@@ -20,6 +20,7 @@ from ..markdown import MarkdownError
 from ..models import Node
 from ..permissions import PUBLISHED, holds_published
 from .matching import Matches
+from .placing import Placing
 from .stale import REASON, not_stale
 
 __all__ = [
@@ -57,7 +58,7 @@ class Change:
         return f"{self.action} {self.path}{detail}"
 
 
-class TreeImport:
+class TreeImport(Placing):
     """One import's writes, under the tree's lock: what was matched, written and refused.
 
     Args:
@@ -152,38 +153,6 @@ class TreeImport:
         if entry not in self.placed:
             self._add(entry)
         return self.placed[entry]
-
-    def _parent(self, entry):
-        """Return the node the entry goes under, fresh from the database, or None."""
-        if entry.parent is not None:
-            parent = self._ensure(entry.parent)
-        elif entry.location:
-            parent = Node(pk=self.tree.by_path[entry.location])
-        else:
-            return None
-        return Node.objects.get(pk=parent.pk)
-
-    def _previous(self, entry):
-        """Return the node of the nearest sibling before the entry that is written already."""
-        group = self.siblings[(id(entry.parent), entry.location)]
-        before = group[: group.index(entry)]
-        return next((self.placed[e] for e in reversed(before) if e in self.placed), None)
-
-    def _first_place(self, parent, node=None):
-        """Return ``(target, position)`` for the first place under ``parent`` (None: the top)."""
-        if parent is not None:
-            return parent, "first-child"
-        first = Node.objects.filter(parent=None).exclude(pk=getattr(node, "pk", None)).first()
-        return (first, "left") if first is not None else (None, "last-child")
-
-    def _new_place(self, entry, parent):
-        """Return ``(target, position)`` for a new node without a sibling before it."""
-        if self.new_first == "first":
-            return self._first_place(parent)
-        group = self.siblings[(id(entry.parent), entry.location)]
-        later = group[group.index(entry) + 1 :]
-        following = next((e for e in later if e in self.tree.matched), None)
-        return (self.placed[following], "left") if following is not None else (None, None)
 
     def _update(self, entry):
         """Update and move the entry's matched node where they differ."""
