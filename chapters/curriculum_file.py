@@ -20,7 +20,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import NamedTuple
 
-from .imports.engine import ImportRefused, TreeImport, date_latest_revision, tree_position
+from .imports.engine import (
+    ImportRefused,
+    Policy,
+    TreeImport,
+    date_latest_revision,
+    tree_position,
+)
 from .imports.entries import Entry, body_problems, node_problems
 from .models import RESERVED_ROOT_SLUGS, Node, tree_write
 
@@ -39,6 +45,9 @@ __all__ = [
 FORMAT = "curriculum-wiki"
 VERSION = 1
 FIELDS = ("body", "kind", "parent", "path", "slug", "status", "title", "updated")
+# What the import engine does with a file's entries: match them by path (their place), the
+# file's content replacing the site's, a new first sibling before the next one the tree has.
+POLICY = Policy(use_ids=False, keep_site_edits=False, new_first="before_next")
 
 
 class CurriculumFileError(Exception):
@@ -130,9 +139,7 @@ def import_curriculum(data, source=None, *, summary=None, user=None):
     entries, problems = _read(data)
     summary = summary or f"Imported from {source}"
     with tree_write(user=user, bodies=[entry.body for entry in entries]):
-        run = TreeImport(
-            reason=summary, use_ids=False, keep_site_edits=False, new_first="before_next"
-        )
+        run = TreeImport(summary, POLICY)
         kinds = {path: kind for _, _, path, kind in run.tree.nodes.values()}
         problems += _check_tree(entries, kinds)
         if problems:

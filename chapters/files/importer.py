@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from ..imports.engine import Change, ImportRefused, TreeImport, advance_sequence
+from ..imports.engine import Change, ImportRefused, Policy, TreeImport, advance_sequence
 from ..imports.stale import REASON
 from ..media.transfer import MediaImportError, import_media
 from ..models import tree_write
@@ -99,13 +99,7 @@ def import_folder(
         raise FolderError(problems)
     bodies = [entry.body for entry in outline.entries]
     with tree_write(request=request, user=user, bodies=bodies):
-        run = TreeImport(
-            reason=summary,
-            delete=delete,
-            use_ids=use_ids,
-            publish=publish,
-            as_written=normalize_body,
-        )
+        run = TreeImport(summary, Policy(delete, use_ids, publish, as_written=normalize_body))
         run.match(outline.entries, outline.section)
         if run.problems:
             raise FolderError(run.problems)

@@ -10,6 +10,7 @@ node written gets one revision with the import's summary, dated by the entry's `
 when the node is new or that date is later than its latest revision, and now otherwise.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
@@ -21,11 +22,12 @@ from ..models import Node
 from ..permissions import PUBLISHED, holds_published
 from .matching import Matches
 from .placing import Placing
-from .stale import REASON, not_stale
+from .stale import not_stale
 
 __all__ = [
     "Change",
     "ImportRefused",
+    "Policy",
     "TreeImport",
     "advance_sequence",
     "date_latest_revision",
@@ -58,11 +60,11 @@ class Change:
         return f"{self.action} {self.path}{detail}"
 
 
-class TreeImport(Placing):
-    """One import's writes, under the tree's lock: what was matched, written and refused.
+@dataclass(frozen=True)
+class Policy:
+    """What a format asks of the engine.
 
-    Args:
-        reason: the revisions' summary.
+    Attributes:
         delete: delete the nodes of the part of the tree read that no entry matched.
         use_ids: match entries by their ``id`` first, and give a new node its entry's
             ``id`` when no node ever had it.
@@ -76,20 +78,24 @@ class TreeImport(Placing):
             holds, else the last child).
     """
 
-    def __init__(
-        self,
-        *,
-        reason=REASON,
-        delete=False,
-        use_ids=True,
-        publish=True,
-        as_written=str,
-        keep_site_edits=True,
-        new_first="first",
-    ):
-        self.reason, self.delete, self.use_ids, self.publish = reason, delete, use_ids, publish
-        self.as_written, self.keep_site_edits = as_written, keep_site_edits
-        self.new_first = new_first
+    delete: bool = False
+    use_ids: bool = True
+    publish: bool = True
+    as_written: Callable[[str], str] = str
+    keep_site_edits: bool = True
+    new_first: str = "first"
+
+
+class TreeImport(Placing):
+    """One import's writes, under the tree's lock: what was matched, written and refused.
+
+    Args:
+        reason: the revisions' summary.
+        policy: the format's :class:`Policy`.
+    """
+
+    def __init__(self, reason, policy):
+        self.reason, self.policy = reason, policy
         self.tree = Matches()
         self.entries, self.unmatched, self.unpublishable = [], [], []
         self.changes, self.unchanged, self.placed, self.siblings = [], 0, {}, {}
@@ -111,7 +117,7 @@ class TreeImport(Placing):
         self.entries = entries
         for entry in entries:
             self.siblings.setdefault((id(entry.parent), entry.location), []).append(entry)
-        self.tree.match(entries, use_ids=self.use_ids)
+        self.tree.match(entries, use_ids=self.policy.use_ids)
         self.unmatched = self.tree.unmatched(entries, section)
 
     def apply(self):
@@ -131,19 +137,19 @@ class TreeImport(Placing):
         holding = set()
         for pk in self.tree.matched.values():
             holding.update(Node(path=self.tree.nodes[pk][2]).ancestor_paths())
-        if self.delete:
+        if self.policy.delete:
             self._delete([pk for pk in self.unmatched if self.tree.nodes[pk][2] not in holding])
         for entry in self.entries:
             if entry in self.tree.matched:
                 self._update(entry)
         for entry in self.entries:
             self._ensure(entry)
-        if self.delete:
+        if self.policy.delete:
             self._delete(self.unmatched)
 
     def _refuse(self, where, what):
         """Record a write that needs someone who may publish, when the importer may not."""
-        if not self.publish:
+        if not self.policy.publish:
             self.unpublishable.append(
                 f"{where}: {what} Only a reviewer may publish pages or change published ones."
             )
@@ -165,10 +171,10 @@ class TreeImport(Placing):
             for name in CONTENT_FIELDS
             if getattr(entry, name) is not None and getattr(node, name) != getattr(entry, name)
         ]
-        if self.as_written(node.body) != entry.body:
+        if self.policy.as_written(node.body) != entry.body:
             changed.append("body")
-        if changed and entry.updated is not None and self.keep_site_edits:
-            changed = not_stale(node, entry, changed, self.as_written)
+        if changed and entry.updated is not None and self.policy.keep_site_edits:
+            changed = not_stale(node, entry, changed, self.policy.as_written)
         move = None
         if node.parent_id != (parent.pk if parent is not None else None):
             move = (previous, "right") if previous is not None else self._first_place(parent, node)
@@ -224,7 +230,7 @@ class TreeImport(Placing):
             status=entry.status or Node.Status.DRAFT,
             body=entry.body,
         )
-        free = entry.id is not None and self.use_ids and entry.id not in self.tree.nodes
+        free = entry.id is not None and self.policy.use_ids and entry.id not in self.tree.nodes
         if free and not Node.history.filter(id=entry.id).exists():
             node.pk, self.explicit_ids = entry.id, True
         node.validate_placement(parent)

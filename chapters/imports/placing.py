@@ -14,7 +14,7 @@ class Placing:
     """A node's parent and place among its siblings; a mixin of ``TreeImport``.
 
     It reads the import's ``siblings`` (entries by parent), ``placed`` (the nodes written,
-    by entry), ``tree`` (:class:`~.matching.Matches`) and ``new_first``, and calls its
+    by entry), ``tree`` (:class:`~.matching.Matches`) and its policy's ``new_first``, and calls its
     ``_ensure``.
     """
 
@@ -43,7 +43,7 @@ class Placing:
 
     def _new_place(self, entry, parent):
         """Return ``(target, position)`` for a new node without a sibling before it."""
-        if self.new_first == "first":
+        if self.policy.new_first == "first":
             return self._first_place(parent)
         group = self.siblings[(id(entry.parent), entry.location)]
         later = group[group.index(entry) + 1 :]
