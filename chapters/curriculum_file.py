@@ -115,12 +115,13 @@ def import_curriculum(data, source=None, *, summary=None, user=None):
     status, body and its place among its siblings) and adds the others, a new first sibling
     before the next one the tree holds, through ``Node.save()`` and django-mptt's moves, so
     paths, HTML, links and redirects are derived as for an edit. Siblings end up in the
-    file's order; nodes that are not in the file are left as they are, and the file
-    replaces what the site changed since its dates (no stale rule: it has no ids to match
-    by). Each added or changed node gets one revision, by ``user``, with the summary
-    ``summary`` ("Imported from <source>" by default). Its date, and the node's
-    ``updated``, are the file's when the node is new or the file's date is later than its
-    latest revision; otherwise the change is a new edit, dated now.
+    file's order; nodes that are not in the file are left as they are, and what the file
+    holds replaces what the site changed after its dates (the stale rule,
+    ``chapters.imports.stale``, is a folder's). Each added or changed node gets one
+    revision, by ``user``, with the summary ``summary`` ("Imported from <source>" by
+    default). Its date, and the node's ``updated``, are the file's when the node is new or
+    the file's date is later than its latest revision; otherwise the change is a new edit,
+    dated now.
 
     Args:
         data: the file's bytes.
