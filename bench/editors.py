@@ -6,11 +6,13 @@ autocomplete as the form's script sends it while the editor types, a Save of the
 form with the body edited, the admin's tree (the change list: time and bytes, reported
 only), the site editor's form (time and bytes) and a Save of it with the body edited. Each
 Save changes the body, so each is a real revision: the node is rendered, its links
-stored, the wiki's version bumped. Times are medians (``bench.measure.median_ms``).
+stored, the wiki's version bumped. Times are medians (``bench.timing.median_ms``).
 """
 
 from itertools import count
 from urllib.parse import urlencode
+
+from bench.timing import median_ms
 
 __all__ = ["PARENT_QUERY", "measure_editors"]
 
@@ -36,7 +38,6 @@ def measure_editors(chapter_path):
     from django.test import Client
     from django.urls import reverse
 
-    from bench.measure import median_ms
     from chapters.models import Node
 
     user = get_user_model().objects.create_superuser("bench-editor", "bench@example.com", "-")

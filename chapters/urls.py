@@ -1,5 +1,6 @@
 """The wiki's URLs. Node pages take every path not taken before them; the first segments
-used here are reserved as top-level slugs (``RESERVED_ROOT_SLUGS``, chapters/models/rules.py)."""
+used here are reserved as top-level slugs (``RESERVED_ROOT_SLUGS``,
+chapters/models/placement.py)."""
 
 from django.urls import path, register_converter
 

@@ -14,7 +14,7 @@ from django.db.models import Count, Max
 from django.urls import reverse
 from django.utils import timezone
 
-from .node import Node
+from .rules import Status
 
 __all__ = ["PendingChange"]
 
@@ -121,7 +121,7 @@ class PendingChange(models.Model):
             Sentences in lower case ending with a full stop, as ``Node.field_problems``'s:
             a state that is not a ``State``, a status that is not a node's ``Status``.
         """
-        choices = (("state", self.State.values), ("status", Node.Status.values))
+        choices = (("state", self.State.values), ("status", Status.values))
         return [
             f"the {field} “{getattr(self, field)}” is not one of {', '.join(values)}."
             for field, values in choices
