@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from .node import Node
 
-__all__ = ["PendingChange"]
+__all__ = ["PendingChange", "ReviewComment"]
 
 
 class PendingChangeQuerySet(models.QuerySet):
@@ -25,6 +25,28 @@ class PendingChangeQuerySet(models.QuerySet):
     def waiting(self):
         """Return the changes not yet decided, oldest first."""
         return self.filter(state=PendingChange.State.PENDING).order_by("created", "pk")
+
+    def sent_back_to(self, user, node):
+        """Return ``user``'s latest change to ``node`` that was sent back and that they have
+        not taken up since, or None (one query).
+
+        Its author has taken it up when they proposed a change to the page after the
+        decision, or saved the page themselves after it (once it was a draft again, say).
+        The page's and the editor's banner (``chapters.edit``) offer to continue it.
+
+        Args:
+            user: the author, signed in.
+            node: the page.
+        """
+        later_change = PendingChange.objects.filter(
+            node=node, author=user, created__gt=models.OuterRef("decided")
+        )
+        later_save = Node.history.filter(
+            id=node.pk, history_user=user, history_date__gt=models.OuterRef("decided")
+        )
+        found = self.filter(node=node, author=user, state=PendingChange.State.SENT_BACK)
+        found = found.exclude(models.Exists(later_change)).exclude(models.Exists(later_save))
+        return found.select_related("reviewer").order_by("-decided", "-pk").first()
 
     def stamp(self):
         """Return a short text that changes whenever any change is proposed, updated or
@@ -84,7 +106,7 @@ class PendingChange(models.Model):
         blank=True,
         related_name="+",
     )
-    comment = models.TextField(blank=True, help_text="The reviewer's, when sent back.")
+    comment = models.TextField(blank=True, help_text="The reviewer's word with their decision.")
     decided = models.DateTimeField(null=True, blank=True)
 
     objects = PendingChangeQuerySet.as_manager()
@@ -136,3 +158,27 @@ class PendingChange(models.Model):
             "parent_id": self.parent_id,
             "body": self.body,
         }
+
+
+class ReviewComment(models.Model):
+    """A comment on a pending change, by a reviewer or its author: on the change as a whole,
+    or on one line of its diff, as code review tools comment on a line.
+
+    ``line`` names the line as the change's diff numbers it (``chapters.diff.diff_text``
+    against the revision the change was made from): ``"new-12"`` for the proposed text's
+    12th line (an added or unchanged line), ``"old-3"`` for a line the change removes; empty
+    for a comment on the whole change.
+    """
+
+    change = models.ForeignKey(PendingChange, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    line = models.CharField(max_length=16, blank=True)
+    text = models.TextField(max_length=4000)
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created", "pk"]
+
+    def __str__(self):
+        where = f" on line {self.line}" if self.line else ""
+        return f"Comment by {self.author}{where} on {self.change}"
