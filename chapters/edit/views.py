@@ -21,7 +21,15 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ..caching import version
 from ..markdown import BODY_MAX_LENGTH
-from ..models import TITLE_MAX_LENGTH, EditDraft, Node, PathRedirect, one_line, tree_write
+from ..models import (
+    TITLE_MAX_LENGTH,
+    EditDraft,
+    Node,
+    PathRedirect,
+    PendingChange,
+    one_line,
+    tree_write,
+)
 from ..navigation import breadcrumb, title_paths
 from ..permissions import can_add, can_edit, can_preview
 from . import workflow
@@ -246,6 +254,7 @@ def _show(request, node, adding, form):
     body = form["body"].value() or ""
     rendered = preview_or_error(body, "" if adding else node.pk)
     draft_offer = None
+    sent_back = None if adding else PendingChange.objects.sent_back_to(user, node)
     if request.method == "GET" and request.GET.get("restore") != "draft":
         draft_offer = EditDraft.objects.filter(user=user, node=node, adding=adding).first()
     context = {
@@ -258,6 +267,9 @@ def _show(request, node, adding, form):
         "draft_offer": draft_offer,
         "draft_url": _draft_url(node, adding),
         "pending": [] if adding else list(node.pending_changes.waiting().select_related("author")),
+        "sent_back": sent_back,
+        "editing_sent_back": sent_back is not None
+        and request.GET.get("change") == str(sent_back.pk),
     }
     return render(request, "chapters/edit/editor.html", context)
 
