@@ -161,9 +161,11 @@ def _editor(request, node, adding):
     bodies = ["\n".join(lines(request.POST.get("body", "")))] if saving else []
     with tree_write(request=request, bodies=bodies):
         node = get_object_or_404(Node, pk=node.pk)
-        form, page, change = _save(request, node, adding)
+        form, page, change, merge = _save(request, node, adding)
     if form is not None:
         return _show(request, node, adding, form)
+    if merge is not None:
+        messages.info(request, merge.saved_notice())
     if page is None:
         messages.info(request, "Nothing was changed, so no revision was saved.")
         return redirect(node)
@@ -177,17 +179,28 @@ def _editor(request, node, adding):
 def _save(request, node, adding):
     """Check the posted form and save it, in the write open (see :func:`_editor`).
 
+    A save made from an older revision than the page's latest is merged with it
+    (``ConflictsMixin.clean_merge``); a merge without a conflict is saved at once, the form
+    checked again with the merged values, and only a conflict shows the form again.
+
     Returns:
-        ``(form, page, change)``: the form to show again and Nones; or None, the page saved
-        (None when nothing changed) and the pending change made for review (or None).
+        ``(form, page, change, merge)``: the form to show again and Nones; or None, the page
+        saved (None when nothing changed), the pending change made for review (or None) and
+        the clean merge the save made (or None).
     """
     form = EditForm(request.POST, node=_page(node, adding), user=request.user)
-    if "preview" in request.POST or form.resolving or not form.is_valid():
-        return form, None, None
+    if "preview" in request.POST or form.resolving:
+        return form, None, None, None
+    merge = None
+    if not form.is_valid() and form.merge is not None and form.merge.clean:
+        merge = form.merge
+        form = EditForm(form.data, node=_page(node, adding), user=request.user)
+    if not form.is_valid():
+        return form, None, None, None
     page = form.instance
     if not adding and not changed(form):
         EditDraft.objects.filter(user=request.user, node=node, adding=adding).delete()
-        return None, None, None
+        return None, None, None, merge
     try:
         change = workflow.save_edit(
             page,
@@ -198,9 +211,9 @@ def _save(request, node, adding):
         )
     except ValidationError as error:
         form.add_error(None, error)
-        return form, None, None
+        return form, None, None, None
     EditDraft.objects.filter(user=request.user, node=node, adding=adding).delete()
-    return None, page, change
+    return None, page, change, merge
 
 
 def changed(form):
