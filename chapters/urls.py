@@ -6,6 +6,7 @@ from django.urls import path, register_converter
 from . import crawlers, feeds, health, metrics, views
 from .books import views as books
 from .edit import notifications as edit_notifications
+from .edit import outline as edit_outline
 from .edit import review as edit_review
 from .edit import views as edit_views
 from .media import views as media
@@ -86,6 +87,8 @@ urlpatterns = [
     path("review/<int:change_id>/", edit_review.change_detail, name="change"),
     path("review/<int:change_id>/comments/", edit_review.comment, name="change-comment"),
     path("watch/<nodepath:path>/", edit_review.watch, name="watch"),
+    path("outline/", edit_outline.outline, name="outline"),
+    path("outline/<nodepath:path>/", edit_outline.outline, name="outline-section"),
     path("notifications/", edit_notifications.notifications, name="notifications"),
     path("notifications/read/", edit_notifications.mark_all_read, name="notifications-read"),
     path(

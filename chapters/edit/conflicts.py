@@ -82,8 +82,7 @@ class Merge:
         author = self.revision.history_user or "a script"
         return (
             f"{author} saved this page at {self.revision.history_date:%Y-%m-%d %H:%M} UTC "
-            "while you were editing it: their change was merged with yours, and both were "
-            "saved."
+            "while you were editing it: their change was merged with yours."
         )
 
 

@@ -178,10 +178,10 @@ class DecisionForm(forms.Form):
     version = forms.CharField(widget=forms.HiddenInput, max_length=40)
     decision = forms.ChoiceField(choices=[("approve", "Approve"), ("send_back", "Send back")])
     comment = forms.CharField(
+        label="Message to the author",
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="For its author: why it goes back (needed to send it back), or a word with "
-        "the approval.",
+        help_text="Why it goes back (needed to send it back), or a word with the approval.",
     )
 
     def clean(self):

@@ -10,10 +10,9 @@ the completion of wiki links and the autosave.
 import json
 
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
 from django.core.cache import cache
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpResponse, JsonResponse
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -25,7 +24,6 @@ from ..models import (
     TITLE_MAX_LENGTH,
     EditDraft,
     Node,
-    PathRedirect,
     PendingChange,
     one_line,
     tree_write,
@@ -34,6 +32,7 @@ from ..navigation import breadcrumb, title_paths
 from ..permissions import can_add, can_edit, can_preview
 from . import workflow
 from .forms import EditForm
+from .lookup import allowed, find, posted_id
 from .merge import lines
 from .preview import preview_or_error
 
@@ -50,57 +49,12 @@ DRAFT_LIMITS = {
 DRAFT_FIELDS = tuple(DRAFT_LIMITS)
 
 
-def _allowed(request, rule):
-    """Return a redirect to sign in for an anonymous user; raise 403 when ``rule`` refuses.
-
-    Raises:
-        PermissionDenied: a signed-in user whom ``rule`` refuses.
-    """
-    if not request.user.is_authenticated:
-        return redirect_to_login(request.get_full_path(), "admin:login")
-    if not rule(request.user):
-        raise PermissionDenied("You may not edit pages.")
-    return None
-
-
-def _find(path, **kind):
-    """Return the node at ``path``, or the node that was at ``path`` before a move or rename.
-
-    An editor who opened the editor before someone moved the page, or a section above it,
-    posts the form and its drafts to the old path: they reach the page, as a reader following
-    the old path does (``PathRedirect``), and no work is lost.
-
-    Args:
-        path: the path in the URL.
-        kind: ``kind=Node.Kind.SECTION`` to find only a section.
-
-    Raises:
-        Http404: no node of that kind is, or was, at ``path``.
-    """
-    node = Node.objects.filter(path=path, **kind).first()
-    if node is None:
-        moved = PathRedirect.objects.select_related("node").filter(old_path=path).first()
-        if moved is None or moved.node.kind != kind.get("kind", moved.node.kind):
-            raise Http404("No page is, or was, at this path.")
-        node = moved.node
-    return node
-
-
-def _posted_id(request, name):
-    """Return the id posted as ``name``, or None where it is missing or cannot be an id (the
-    range of the editor form's ``base_revision``: what every database's 64-bit keys hold)."""
-    try:
-        return EditForm.base_fields["base_revision"].clean(request.POST.get(name, ""))
-    except ValidationError:
-        return None
-
-
 def _opened(request, node, path):
     """Return the page a posted form was opened on: ``node``, unless the form's base revision
     is one of another page still stored that a revision records at ``path`` (that page moved,
     and ``node`` took its old path). A base revision of any other page is not followed (a
     forged form): the form, for ``node``, refuses it (``conflicts.FOREIGN_BASE``)."""
-    base = _posted_id(request, "base_revision")
+    base = posted_id(request, "base_revision")
     if base is not None:
         opened = Node.history.filter(history_id=base).values_list("id", flat=True).first()
         if opened not in (None, node.pk) and Node.history.filter(id=opened, path=path).exists():
@@ -118,10 +72,10 @@ def edit(request, path):
     """Show the editor of the page at ``path`` (editors, ``permissions.can_edit``); save it.
 
     A GET at a path the page had before redirects to its path now; a POST there saves it."""
-    denied = _allowed(request, can_edit)
+    denied = allowed(request, can_edit)
     if denied:
         return denied
-    node = _find(path)
+    node = find(path)
     if request.method == "POST":
         return _editor(request, _opened(request, node, path), adding=False)
     if node.path != path:
@@ -132,10 +86,10 @@ def edit(request, path):
 def new(request, path):
     """Show the editor of a new chapter in the section at ``path`` (``permissions.can_add``);
     save it. Old paths are followed as by :func:`edit`."""
-    denied = _allowed(request, can_add)
+    denied = allowed(request, can_add)
     if denied:
         return denied
-    section = _find(path, kind=Node.Kind.SECTION)
+    section = find(path, kind=Node.Kind.SECTION)
     if request.method != "POST" and section.path != path:
         return _moved(request, "chapters:new", section)
     return _editor(request, section, adding=True)
@@ -305,7 +259,7 @@ def draft(request, path, adding=False):
     rule = can_add if adding else can_edit
     if not rule(request.user):
         return JsonResponse({"error": "You may not edit pages."}, status=403)
-    node = _find(path, kind=Node.Kind.SECTION) if adding else _opened(request, _find(path), path)
+    node = find(path, kind=Node.Kind.SECTION) if adding else _opened(request, find(path), path)
     drafts = EditDraft.objects.filter(user=request.user, node=node, adding=adding)
     editor = reverse("chapters:new" if adding else "chapters:edit", args=[node.path])
     if "discard" in request.POST:
@@ -319,9 +273,9 @@ def draft(request, path, adding=False):
         for name in DRAFT_FIELDS
     }
     fields["summary"] = one_line(fields["summary"])
-    parent = _posted_id(request, "parent")
+    parent = posted_id(request, "parent")
     fields["parent"] = Node.objects.filter(pk=parent).first() if parent is not None else None
-    fields["base_revision"] = _posted_id(request, "base_revision")
+    fields["base_revision"] = posted_id(request, "base_revision")
     saved, _ = EditDraft.objects.update_or_create(
         user=request.user, node=node, adding=adding, defaults={**fields, "updated": timezone.now()}
     )

@@ -28,6 +28,7 @@ proposals and decisions are told in their own transaction.
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from mptt.exceptions import InvalidMove
 
 from .. import history
 from ..markdown import MarkdownError
@@ -224,20 +225,38 @@ def _approve(change, reviewer, base_url, comment):
         fields = {**values, "body": text.text}
     node.title, node.status, node.body = fields["title"], fields["status"], fields["body"]
     node.parent_id = fields["parent_id"]
+    node.slug = change.slug or node.slug
     node._history_user = change.author
     node._change_reason = f"Approved by {reviewer}: {change.summary}".rstrip(": ")
     try:
         with transaction.atomic():
             node.clean()
             node.save()
-    except ValidationError as error:
-        return _send_back(change, reviewer, " ".join(error.messages), base_url)
+            _place(node, change)
+    except (ValidationError, InvalidMove) as error:
+        refusal = error.messages if isinstance(error, ValidationError) else [str(error)]
+        return _send_back(change, reviewer, " ".join(refusal), base_url)
     except MarkdownError as error:
         return _send_back(change, reviewer, str(error), base_url)
     _decide(change, reviewer, PendingChange.State.APPROVED, comment.strip())
     notify.change_decided(change, base_url)
     events.review_decided(change, base_url)
     return None
+
+
+def _place(node, change):
+    """Put ``node`` where the outline's move ``change`` proposed, beside or into its
+    ``target``, if that page is still in the section the node is now in.
+
+    Raises:
+        InvalidMove: the tree refuses the place (``NodeManager.move_node``).
+    """
+    target = change.target_id and Node.objects.filter(pk=change.target_id).first()
+    if not change.position or not target:
+        return
+    section = target.pk if change.position == "last-child" else target.parent_id
+    if section == node.parent_id:
+        Node.objects.move_node(node, target, change.position)
 
 
 def send_back(change, reviewer, comment, base_url, *, seen=None):

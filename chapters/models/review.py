@@ -40,7 +40,7 @@ class PendingChangeQuerySet(models.QuerySet):
         """
         later_change = PendingChange.objects.filter(
             node=node, author=user, created__gt=models.OuterRef("decided")
-        )
+        ).exclude(pk=models.OuterRef("pk"))
         later_save = Node.history.filter(
             id=node.pk, history_user=user, history_date__gt=models.OuterRef("decided")
         )
@@ -92,6 +92,30 @@ class PendingChange(models.Model):
         help_text="The section proposed; empty if it was deleted since.",
     )
     body = models.TextField(blank=True)
+    slug = models.SlugField(
+        max_length=100,
+        blank=True,
+        allow_unicode=True,
+        help_text="The address proposed for the page (the outline's slug change); empty: "
+        "the page keeps its own.",
+    )
+    target = models.ForeignKey(
+        "chapters.Node",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The outline's move: the page placed beside or into, with position.",
+    )
+    position = models.CharField(
+        max_length=10,
+        blank=True,
+        choices=[
+            ("left", "Before"),
+            ("right", "After"),
+            ("last-child", "Last in"),
+        ],
+    )
     summary = models.CharField(max_length=255, blank=True)
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pending_changes"
@@ -141,14 +165,27 @@ class PendingChange(models.Model):
 
         Returns:
             Sentences in lower case ending with a full stop, as ``Node.field_problems``'s:
-            a state that is not a ``State``, a status that is not a node's ``Status``.
+            a state that is not a ``State``, a status that is not a node's ``Status``, a
+            position that is none of the outline's.
         """
-        choices = (("state", self.State.values), ("status", Node.Status.values))
+        positions = ["", *dict(self._meta.get_field("position").choices)]
+        choices = (
+            ("state", self.State.values),
+            ("status", Node.Status.values),
+            ("position", positions),
+        )
         return [
             f"the {field} “{getattr(self, field)}” is not one of {', '.join(values)}."
             for field, values in choices
             if getattr(self, field) not in values
         ]
+
+    def place(self):
+        """Return where the change moves the page in its section, in words ("after “Loops”"),
+        or "" when it keeps its place (or the page it was placed by was deleted since)."""
+        if not self.position or self.target is None:
+            return ""
+        return f"{self.get_position_display().lower()} “{self.target.title}”"
 
     def fields(self):
         """Return the proposed fields by name, as a revision's fields are named."""
