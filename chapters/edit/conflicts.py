@@ -104,6 +104,35 @@ def resolve_conflict(data, choice):
     return data
 
 
+def merge_message(theirs, body_conflicts, labels):
+    """Return the sentence telling the editor what happened to their save.
+
+    Args:
+        theirs: the revision saved meanwhile.
+        body_conflicts: how many places in the text conflict.
+        labels: the labels of the fields that conflict.
+    """
+    author = theirs.history_user or "a script"
+    said = (
+        f"{author} saved this page at {theirs.history_date:%Y-%m-%d %H:%M} UTC while you "
+        "were editing it, so your changes have not been saved yet. "
+    )
+    if not body_conflicts and not labels:
+        return said + (
+            "Their change (shown below) has been merged with yours: check the result, "
+            "then save again."
+        )
+    parts = []
+    if body_conflicts:
+        parts.append(f"{body_conflicts} place{'s' if body_conflicts != 1 else ''} in the text")
+    if labels:
+        parts.append(f"the field{'s' if len(labels) != 1 else ''} {', '.join(labels)}")
+    return said + (
+        f"You both changed {' and '.join(parts)}: choose between your version and theirs "
+        "below, then save again. Their other changes have been merged with yours."
+    )
+
+
 class MergingFormMixin(forms.Form):
     """Merge a node form saved over someone else's newer revision (see the module).
 
@@ -266,38 +295,16 @@ class MergingFormMixin(forms.Form):
         for field, (mine, other) in carried.items():
             self.offer_choice(field, mine, other)
         changes = compare(base, theirs) if base else {"fields": [], "body": []}
+        labels = [self.fields[name].label or name for name in carried]
         self.merge = Merge(
-            message=self.merge_message(theirs, body_conflicts, list(carried)),
+            message=merge_message(theirs, body_conflicts, labels),
             revision=theirs,
             fields=changes["fields"],
             body=changes["body"],
-            conflicting_fields=[self.fields[name].label or name for name in carried],
+            conflicting_fields=labels,
             body_conflicts=body_conflicts,
         )
         return self.merge
-
-    def merge_message(self, theirs, body_conflicts, fields):
-        """Return the sentence telling the editor what happened to their save."""
-        author = theirs.history_user or "a script"
-        said = (
-            f"{author} saved this page at {theirs.history_date:%Y-%m-%d %H:%M} UTC while you "
-            "were editing it, so your changes have not been saved yet. "
-        )
-        if not body_conflicts and not fields:
-            return said + (
-                "Their change (shown below) has been merged with yours: check the result, "
-                "then save again."
-            )
-        parts = []
-        if body_conflicts:
-            parts.append(f"{body_conflicts} place{'s' if body_conflicts != 1 else ''} in the text")
-        if fields:
-            labels = ", ".join(self.fields[name].label or name for name in fields)
-            parts.append(f"the field{'s' if len(fields) != 1 else ''} {labels}")
-        return said + (
-            f"You both changed {' and '.join(parts)}: choose between your version and theirs "
-            "below, then save again. Their other changes have been merged with yours."
-        )
 
     def attname(self, name):
         """Return the revision's name for form field ``name`` (``parent_id`` for the parent)."""

@@ -22,7 +22,7 @@ from django.core.mail import EmailMessage, get_connection
 from django.urls import reverse
 from django.utils import timezone
 
-from .. import tasks
+from .. import queue
 from ..models import Node, Notification, Watch, one_line
 from ..permissions import can_edit, can_review
 
@@ -89,7 +89,7 @@ def _record(key, rows):
     task e-mailing them."""
     if rows:
         Notification.objects.bulk_create(rows, ignore_conflicts=True)
-        tasks.send_notifications.enqueue(key)
+        queue.enqueue("send_notifications", key)
 
 
 def send(key):
