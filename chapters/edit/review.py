@@ -20,7 +20,7 @@ from .forms import DecisionForm
 __all__ = ["change_detail", "queue", "watch"]
 
 
-@login_required(login_url="admin:login")
+@login_required
 def queue(request):
     """List the changes waiting for review, oldest first, each with its diff (reviewers;
     anonymous users are sent to sign in first, as on the editor's pages)."""
@@ -32,7 +32,7 @@ def queue(request):
     return render(request, "chapters/edit/queue.html", {"rows": rows})
 
 
-@login_required(login_url="admin:login")
+@login_required
 def change_detail(request, change_id):
     """Show a pending change with its diff (editors; anonymous users are sent to sign in
     first); a reviewer decides on it (POST)."""

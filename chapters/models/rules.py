@@ -48,7 +48,7 @@ RESERVED_ROOT_SLUGS = frozenset(
     {
         "admin", "static", "history", "revisions", "diff", "recent", "feeds", "search",
         "dashboard", "links", "preview", "healthz", "books", "edit", "new", "review", "drafts",
-        "watch", "print", "media", "contents", "metrics", "api",
+        "watch", "print", "media", "contents", "metrics", "api", "accounts",
     }
 )  # fmt: skip
 

@@ -1,0 +1,123 @@
+"""A real OpenID provider for the single sign-on tests, started on localhost.
+
+A Django project of its own (``settings.py``, ``urls.py``): django-oauth-toolkit with
+OpenID Connect on, run by Django's ``runserver --noreload`` in a child process on a free
+port, its database a SQLite file in a folder of its own and
+its RSA signing key generated for the run. It signs in its users with Django's own login
+page and asks them to consent, then answers the wiki's token and userinfo requests, with
+the user's groups at the provider in the ``groups`` claim (``validator.py``). Nothing of
+the protocol is mocked: the wiki's allauth client talks to it over HTTP.
+
+``Provider.start()`` returns a running provider (``stop()`` ends it); ``add_user()`` and
+``add_client()`` write its database through ``seed.py``.
+"""
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+__all__ = ["Provider"]
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def free_port():
+    """Return a TCP port of 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Provider:
+    """A running test OpenID provider: its issuer URL and how to add users and clients."""
+
+    def __init__(self, folder, process, url):
+        self.folder, self.process, self.url = folder, process, url
+        self.issuer = f"{url}/o"
+
+    @classmethod
+    def start(cls, timeout=60):
+        """Make the provider's folder (key, migrated database), start its server, and
+        return the provider once its discovery document answers.
+
+        Raises:
+            RuntimeError: the server did not answer within ``timeout`` seconds; the message
+                holds its output.
+        """
+        folder = Path(tempfile.mkdtemp(prefix="wiki-oidc-provider-"))
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        (folder / "key.pem").write_bytes(
+            key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+        )
+        cls._run(folder, "-m", "django", "migrate", "--verbosity", "0")
+        port = free_port()
+        log = (folder / "server.log").open("wb")
+        process = subprocess.Popen(
+            [sys.executable, "-m", "django", "runserver", "--noreload", f"127.0.0.1:{port}"],
+            cwd=ROOT,
+            env=cls._environment(folder),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        provider = cls(folder, process, f"http://127.0.0.1:{port}")
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(f"{provider.issuer}/.well-known/openid-configuration"):
+                    return provider
+            except OSError as error:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    output = (folder / "server.log").read_text(errors="replace")
+                    provider.stop()
+                    raise RuntimeError(
+                        f"the test OpenID provider did not start:\n{output}"
+                    ) from error
+                time.sleep(0.2)
+
+    @staticmethod
+    def _environment(folder):
+        """Return the environment of the provider's processes."""
+        return {
+            **os.environ,
+            "OIDC_PROVIDER_DIR": str(folder),
+            "DJANGO_SETTINGS_MODULE": "tests.oidc_provider.settings",
+        }
+
+    @classmethod
+    def _run(cls, folder, *arguments):
+        """Run Python with ``arguments`` in the provider's settings; raise on failure."""
+        subprocess.run(
+            [sys.executable, *arguments], cwd=ROOT, env=cls._environment(folder), check=True
+        )
+
+    def add_user(self, username, password, email, *groups):
+        """Make a user of the provider in its ``groups``."""
+        self._run(self.folder, "-m", "tests.oidc_provider.seed", "user", username, password,
+                  email, *groups)  # fmt: skip
+
+    def add_client(self, redirect_uri):
+        """Register a client redirecting to ``redirect_uri``; return its ID and secret."""
+        client_id, secret = f"wiki-{secrets.token_hex(4)}", secrets.token_urlsafe(24)
+        self._run(self.folder, "-m", "tests.oidc_provider.seed", "client", client_id, secret,
+                  redirect_uri)  # fmt: skip
+        return client_id, secret
+
+    def stop(self):
+        """End the server and remove the provider's folder."""
+        self.process.terminate()
+        self.process.wait(timeout=10)
+        shutil.rmtree(self.folder, ignore_errors=True)
