@@ -9,7 +9,9 @@ the user's groups at the provider in the ``groups`` claim (``validator.py``). No
 the protocol is mocked: the wiki's allauth client talks to it over HTTP.
 
 ``Provider.start()`` returns a running provider (``stop()`` ends it); ``add_user()`` and
-``add_client()`` write its database through ``seed.py``.
+``add_client()`` write its database through ``seed.py``; ``configure_wiki()`` registers the
+wiki at a given address as its client and points the wiki's settings at it, as an operator
+does with the ``WIKI_OIDC_*`` variables (wiki/signin.py).
 """
 
 import os
@@ -26,7 +28,14 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-__all__ = ["Provider"]
+from wiki.signin import openid_connect_apps, role_map
+
+__all__ = ["PROVIDER_ID", "Provider"]
+
+# The wiki's name for the test provider: its URLs are /accounts/oidc/test-idp/...
+PROVIDER_ID = "test-idp"
+# What the test provider's groups give in the wiki (WIKI_OIDC_GROUPS).
+GROUPS = "wiki-editors=Editor,wiki-reviewers=Reviewer,wiki-admins=Admin"
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -115,6 +124,28 @@ class Provider:
         self._run(self.folder, "-m", "tests.oidc_provider.seed", "client", client_id, secret,
                   redirect_uri)  # fmt: skip
         return client_id, secret
+
+    def configure_wiki(self, settings, wiki_url):
+        """Register the wiki served at ``wiki_url`` as a client, and point its settings here.
+
+        Args:
+            settings: pytest-django's ``settings`` fixture, restored after the test.
+            wiki_url: the wiki's address as the browser sees it, ``http://testserver`` for
+                Django's test client, the live server's URL for a browser.
+        """
+        callback = f"{wiki_url}/accounts/oidc/{PROVIDER_ID}/login/callback/"
+        client_id, secret = self.add_client(callback)
+        environ = {
+            "WIKI_OIDC_SERVER_URL": self.issuer,
+            "WIKI_OIDC_CLIENT_ID": client_id,
+            "WIKI_OIDC_CLIENT_SECRET": secret,
+            "WIKI_OIDC_PROVIDER_ID": PROVIDER_ID,
+            "WIKI_OIDC_NAME": "Test Provider",
+        }
+        settings.SOCIALACCOUNT_PROVIDERS = {
+            "openid_connect": {"APPS": openid_connect_apps(environ)}
+        }
+        settings.WIKI_OIDC_GROUPS = role_map(GROUPS)
 
     def stop(self):
         """End the server and remove the provider's folder."""
