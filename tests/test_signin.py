@@ -63,6 +63,17 @@ def test_sign_in_page_offers_the_configured_provider_first(client, settings):
     assert page.select_one(".sign-in-form h2").text == "With a local account"
 
 
+def test_sign_in_page_lets_its_forms_reach_the_provider_and_other_pages_do_not(
+    client, settings, small_tree
+):
+    settings.SOCIALACCOUNT_PROVIDERS = {"openid_connect": {"APPS": [SSO_APP]}}
+    policy = client.get(LOGIN)["Content-Security-Policy"]
+    assert "form-action 'self' https://id.example.org;" in policy
+    assert "form-action 'self';" in client.get("/area-a/")["Content-Security-Policy"]
+    settings.SOCIALACCOUNT_PROVIDERS = {"openid_connect": {"APPS": []}}
+    assert "form-action 'self';" in client.get(LOGIN)["Content-Security-Policy"]
+
+
 def test_a_reader_who_is_no_staff_signs_in_on_the_site(client, reader):
     response = sign_in(client, "rita", "a long passphrase", next_url="/api/tokens/")
     assert (response.status_code, response["Location"]) == (302, "/api/tokens/")

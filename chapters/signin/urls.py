@@ -6,8 +6,10 @@ from allauth.account import views as account
 from allauth.socialaccount import views as social
 from django.urls import include, path
 
+from . import views
+
 urlpatterns = [
-    path("login/", account.login, name="account_login"),
+    path("login/", views.login, name="account_login"),
     path("logout/", account.logout, name="account_logout"),
     path("inactive/", account.account_inactive, name="account_inactive"),
     path("signup/", account.signup, name="account_signup"),
