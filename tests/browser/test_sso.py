@@ -1,6 +1,7 @@
 """Single sign-on in a browser: the wiki's sign-in page, "Sign in with Test Provider", the
 provider's own sign-in form and consent (tests/oidc_provider/, a real OpenID provider on
-localhost), and back on the wiki signed in as an Editor, in the editor."""
+localhost), and back on the wiki signed in as an Editor, in the editor. The sign-in page
+passes axe."""
 
 import importlib
 
@@ -9,6 +10,7 @@ from django.apps import apps
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
+from tests.browser.test_accessibility import violations
 from tests.conftest import ADA
 
 pytestmark = pytest.mark.browser
@@ -24,6 +26,7 @@ def test_sso_round_trip_signs_an_editor_in_to_the_editor(
     oidc_provider.configure_wiki(settings, live_server.url)
     page = browse(EDIT_ONE)
     expect(page).to_have_url(f"{live_server.url}/accounts/login/?next={EDIT_ONE}")
+    assert violations(page) == []
     page.get_by_role("button", name="Sign in with Test Provider").click()
 
     page.wait_for_url(f"{oidc_provider.url}/login/**")
