@@ -74,6 +74,15 @@ def test_sign_in_page_lets_its_forms_reach_the_provider_and_other_pages_do_not(
     assert "form-action 'self';" in client.get(LOGIN)["Content-Security-Policy"]
 
 
+def test_admin_sign_in_links_to_the_sites_page_only_with_sso(client, settings):
+    assert soup(client.get("/admin/login/?next=/admin/")).select(".sso-sign-in") == []
+    settings.SOCIALACCOUNT_PROVIDERS = {"openid_connect": {"APPS": [SSO_APP]}}
+    links = soup(client.get("/admin/login/?next=/admin/")).select(".sso-sign-in a")
+    assert [(a.text, a["href"]) for a in links] == [
+        ("Sign in with Example Org", f"{LOGIN}?next=/admin/")
+    ]
+
+
 def test_a_reader_who_is_no_staff_signs_in_on_the_site(client, reader):
     response = sign_in(client, "rita", "a long passphrase", next_url="/api/tokens/")
     assert (response.status_code, response["Location"]) == (302, "/api/tokens/")
