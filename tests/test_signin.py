@@ -175,3 +175,11 @@ def test_sign_up_opens_by_setting(client, settings):
 )
 def test_allauths_password_and_email_pages_are_not_served(client, path):
     assert client.get(path).status_code == 404
+
+
+def test_admin_lists_social_accounts_but_not_allauths_applications_or_tokens(client, admin_user):
+    client.force_login(admin_user)
+    page = soup(client.get("/admin/"))
+    models = [a.text for a in page.select("#content-main .app-socialaccount th a")]
+    assert models == ["Social accounts"]
+    assert client.get("/admin/socialaccount/socialapp/").status_code == 404
