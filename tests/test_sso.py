@@ -7,11 +7,13 @@ import importlib
 
 import pytest
 import requests
+from allauth.socialaccount.models import SocialAccount, SocialLogin
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.exceptions import ImproperlyConfigured
 
+from chapters.signin.adapters import claims_of
 from chapters.signin.roles import claimed_groups, roles_for, sync_roles
 from tests.conftest import ADA
 from tests.helpers import soup
@@ -77,6 +79,23 @@ def test_openid_connect_apps_needs_a_server_and_a_client():
 )
 def test_claimed_groups_takes_a_list_or_one_string(claims, expected):
     assert claimed_groups(claims, "groups") == expected
+
+
+def test_claims_of_a_sign_in_take_the_id_token_and_the_userinfo_first():
+    data = {
+        "id_token": {"sub": "7", "groups": ["wiki-admins"], "iss": "https://id.example.org"},
+        "userinfo": {"sub": "7", "email": "ada@example.org"},
+    }
+    login = SocialLogin(account=SocialAccount(extra_data=data))
+    assert claims_of(login) == {
+        "sub": "7",
+        "groups": ["wiki-admins"],
+        "iss": "https://id.example.org",
+        "email": "ada@example.org",
+    }
+    data["userinfo"]["groups"] = ["wiki-editors"]
+    assert claims_of(login)["groups"] == ["wiki-editors"]
+    assert claims_of(SocialLogin(account=SocialAccount(extra_data={}))) == {}
 
 
 def test_roles_for_unites_the_roles_of_every_claimed_group():
@@ -194,7 +213,9 @@ def test_sso_sign_in_again_sets_the_roles_from_the_claim_again(
     ada = get_user_model().objects.get(username="ada")
     Group.objects.create(name="Translators")
     ada.groups.add(*Group.objects.filter(name__in=["Admin", "Translators"]))
+    get_user_model().objects.filter(pk=ada.pk).update(is_staff=False)
     client.post("/accounts/logout/")
     assert sso_sign_in(client, oidc_provider, "/area-a/")["Location"] == "/area-a/"
     assert get_user_model().objects.filter(username="ada").count() == 1
     assert groups_of(ada) == ["Editor", "Translators"]
+    assert get_user_model().objects.get(pk=ada.pk).is_staff

@@ -12,14 +12,18 @@ __all__ = ["AccountAdapter", "SocialAccountAdapter", "claims_of"]
 
 
 def claims_of(sociallogin):
-    """Return the claims of an SSO sign-in: the userinfo answer, else the ID token's payload.
+    """Return the claims of an SSO sign-in: the ID token's payload and the userinfo answer,
+    the latter's winning where both hold a claim (providers may put the groups in either).
 
     Args:
         sociallogin: allauth's ``SocialLogin`` of the sign-in; its account's ``extra_data``
             holds ``userinfo`` and ``id_token`` (allauth's ``openid_connect`` provider).
+
+    Returns:
+        A dict of claims, empty when the sign-in carried neither.
     """
     data = sociallogin.account.extra_data
-    return data.get("userinfo") or data.get("id_token") or {}
+    return {**(data.get("id_token") or {}), **(data.get("userinfo") or {})}
 
 
 class AccountAdapter(DefaultAccountAdapter):
