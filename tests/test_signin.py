@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from tests.helpers import role_user, soup
+from tests.oidc_provider import free_port
 
 pytestmark = pytest.mark.django_db
 
@@ -81,6 +82,22 @@ def test_admin_sign_in_links_to_the_sites_page_only_with_sso(client, settings):
     assert [(a.text, a["href"]) for a in links] == [
         ("Sign in with Example Org", f"{LOGIN}?next=/admin/")
     ]
+
+
+def test_sso_with_the_provider_unreachable_says_so_and_offers_the_page_again(
+    client, settings, caplog
+):
+    app = {**SSO_APP, "settings": {"server_url": f"http://127.0.0.1:{free_port()}"}}
+    settings.SOCIALACCOUNT_PROVIDERS = {"openid_connect": {"APPS": [app]}}
+    response = client.post("/accounts/oidc/corp/login/?next=/area-a/")
+    page = soup(response)
+    assert (response.status_code, page.h1.text, page.select_one("main p a")["href"]) == (
+        502,
+        "Signing in with Example Org failed",
+        LOGIN,
+    )
+    warnings = [r.getMessage() for r in caplog.records if r.name == "chapters.signin.views"]
+    assert [warning.split(":")[0] for warning in warnings] == ["Example Org could not be reached"]
 
 
 def test_a_reader_who_is_no_staff_signs_in_on_the_site(client, reader):

@@ -33,7 +33,7 @@ from chapters.signin import views as signin_views
             "openid_connect_login",
             {"provider_id": "sso"},
             "/accounts/oidc/sso/login/",
-            oidc_views.login,
+            signin_views.sso_login,
         ),
         (
             "openid_connect_callback",

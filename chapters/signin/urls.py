@@ -4,7 +4,8 @@ views reverse them."""
 
 from allauth.account import views as account
 from allauth.socialaccount import views as social
-from django.urls import include, path
+from allauth.socialaccount.providers.openid_connect import views as openid_connect
+from django.urls import path
 
 from . import views
 
@@ -18,7 +19,12 @@ urlpatterns = [
     # The form an SSO user fills in when the provider's details cannot make an account at
     # once (a username or e-mail address already taken by another account).
     path("3rdparty/signup/", social.signup, name="socialaccount_signup"),
-    # oidc/<provider id>/login/ and its callback/ (the redirect URI): the provider's URLs
-    # carry allauth's prefix "oidc" (SOCIALACCOUNT_OPENID_CONNECT_URL_PREFIX).
-    path("", include("allauth.socialaccount.providers.openid_connect.urls")),
+    # The start of an SSO sign-in and its callback (the redirect URI), at the paths and
+    # names of allauth's openid_connect provider (its prefix "oidc").
+    path("oidc/<str:provider_id>/login/", views.sso_login, name="openid_connect_login"),
+    path(
+        "oidc/<str:provider_id>/login/callback/",
+        openid_connect.callback,
+        name="openid_connect_callback",
+    ),
 ]
