@@ -4,6 +4,7 @@ sets, and the OpenID Connect round trip against a real provider on localhost
 provider's."""
 
 import importlib
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
@@ -187,6 +188,21 @@ def sso_sign_in(client, provider, next_url):
     prefix = f"http://testserver/accounts/oidc/{PROVIDER_ID}/login/callback/?"
     assert callback.startswith(prefix)
     return client.get(callback.removeprefix("http://testserver"))
+
+
+def test_sso_sign_in_gives_the_provider_the_redirect_uri_in_https_on_an_https_site(
+    client, settings, oidc_provider
+):
+    oidc_provider.configure_wiki(settings, "https://testserver")
+    start = client.post(f"/accounts/oidc/{PROVIDER_ID}/login/")
+    query = parse_qs(urlsplit(start["Location"]).query)
+    assert query["redirect_uri"] == ["http://testserver/accounts/oidc/test-idp/login/callback/"]
+    settings.ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https"
+    start = client.post(f"/accounts/oidc/{PROVIDER_ID}/login/")
+    query = parse_qs(urlsplit(start["Location"]).query)
+    assert query["redirect_uri"] == ["https://testserver/accounts/oidc/test-idp/login/callback/"]
+    scopes = sorted(query["scope"][0].split())  # allauth joins a set: any order
+    assert (query["code_challenge_method"], scopes) == (["S256"], ["email", "openid", "profile"])
 
 
 def test_sso_round_trip_makes_an_editor_who_can_edit(client, small_tree, settings, oidc_provider):

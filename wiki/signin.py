@@ -34,6 +34,7 @@ from wiki.environment import env_flag
 
 __all__ = [
     "ACCOUNT_ADAPTER",
+    "ACCOUNT_DEFAULT_HTTP_PROTOCOL",
     "ACCOUNT_EMAIL_VERIFICATION",
     "ACCOUNT_LOGIN_METHODS",
     "ACCOUNT_LOGOUT_REDIRECT_URL",
@@ -129,5 +130,8 @@ ACCOUNT_SESSION_REMEMBER = True
 ACCOUNT_RATE_LIMITS = False
 
 SOCIALACCOUNT_PROVIDERS = {"openid_connect": {"APPS": openid_connect_apps(os.environ)}}
+# The redirect URI the provider is given is built from the request; on a site served over
+# HTTPS only (DJANGO_HTTPS) it says https whatever the request's scheme looked like.
+ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if env_flag("DJANGO_HTTPS") else "http"
 WIKI_OIDC_GROUPS_CLAIM = os.environ.get("WIKI_OIDC_GROUPS_CLAIM", "").strip() or "groups"
 WIKI_OIDC_GROUPS = role_map(os.environ.get("WIKI_OIDC_GROUPS", ""))
