@@ -74,14 +74,15 @@ class Provider:
         )
         cls._run(folder, "-m", "django", "migrate", "--verbosity", "0")
         port = free_port()
-        log = (folder / "server.log").open("wb")
-        process = subprocess.Popen(
-            [sys.executable, "-m", "django", "runserver", "--noreload", f"127.0.0.1:{port}"],
-            cwd=ROOT,
-            env=cls._environment(folder),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+        # The server's output goes to a file of the folder; the child keeps its own handle.
+        with (folder / "server.log").open("wb") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "django", "runserver", "--noreload", f"127.0.0.1:{port}"],
+                cwd=ROOT,
+                env=cls._environment(folder),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         provider = cls(folder, process, f"http://127.0.0.1:{port}")
         deadline = time.monotonic() + timeout
         while True:
