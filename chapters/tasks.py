@@ -104,16 +104,9 @@ def build_book(root, format, version):
 @task()
 def announce_revisions(first, last, base_url):
     """Record the webhook deliveries of the page events of one write's revisions, and
-    enqueue the tasks sending them (``chapters.webhooks.events.announce_revisions``).
-
-    Args:
-        first: the id of the latest revision before the write.
-        last: the id of the write's latest revision.
-        base_url: the site's address, for the pages' URLs.
-
-    Returns:
-        The number of deliveries recorded.
-    """
+    enqueue the tasks sending them: ``chapters.webhooks.events.announce_revisions``, whose
+    arguments (the ids of the revisions before and after the write, the site's address) and
+    return value (the number of deliveries recorded) these are."""
     from .webhooks import events
 
     return events.announce_revisions(first, last, base_url)

@@ -427,7 +427,9 @@ def test_header_tells_readers_and_editors_apart(client, small_tree, admin_user):
     client.force_login(admin_user)
     header = soup(client.get(page)).find("header", class_="site-header")
     account = header.find(class_="account")
-    assert " ".join(account.get_text().split()) == "Signed in as admin · Edit · Sign out"
+    assert " ".join(account.get_text().split()) == (
+        "Signed in as admin · Review (0) · Notifications (0) · Edit · Sign out"
+    )
     assert account.find("a", class_="edit-link")["href"] == "/edit/area-a/section-a1/chapter-two/"
     form = account.find("form")
     assert (
@@ -441,7 +443,9 @@ def test_header_tells_readers_and_editors_apart(client, small_tree, admin_user):
     )
     assert header.find("a", class_="sign-in") is None
     search = " ".join(soup(client.get("/search/")).find(class_="account").get_text().split())
-    assert search == "Signed in as admin · Sign out"  # no page to edit
+    assert search == (
+        "Signed in as admin · Review (0) · Notifications (0) · Sign out"
+    )  # no page to edit
 
 
 @pytest.mark.django_db

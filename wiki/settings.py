@@ -157,6 +157,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "chapters.context_processors.wiki",
+                "chapters.context_processors.account",
             ],
         },
     },

@@ -70,6 +70,20 @@ class Merge:
     fields: list
     body: list
     conflicting_fields: list
+    body_conflicts: int = 0
+
+    @property
+    def clean(self):
+        """True when the two merged without a conflict, in the text or in a field."""
+        return not self.conflicting_fields and not self.body_conflicts
+
+    def saved_notice(self):
+        """Return the sentence telling the editor their save was merged and saved at once."""
+        author = self.revision.history_user or "a script"
+        return (
+            f"{author} saved this page at {self.revision.history_date:%Y-%m-%d %H:%M} UTC "
+            "while you were editing it: their change was merged with yours."
+        )
 
 
 def resolve_conflict(data, choice):
@@ -258,6 +272,7 @@ class MergingFormMixin(forms.Form):
             fields=changes["fields"],
             body=changes["body"],
             conflicting_fields=[self.fields[name].label or name for name in carried],
+            body_conflicts=body_conflicts,
         )
         return self.merge
 
