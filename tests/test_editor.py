@@ -41,7 +41,7 @@ def test_editor_is_for_editors(client, django_user_model, small_tree):
     response = client.get(EDIT_ONE)
     assert (response.status_code, response["Location"]) == (
         302,
-        f"/admin/login/?next={EDIT_ONE}",
+        f"/accounts/login/?next={EDIT_ONE}",
     )
     client.force_login(django_user_model.objects.create_user("staff", is_staff=True))
     assert client.get(EDIT_ONE).status_code == 403

@@ -34,7 +34,7 @@ def editor(client, small_tree):
 
 @pytest.mark.django_db
 def test_the_outline_is_for_editors(client, small_tree):
-    assert client.get("/outline/")["Location"] == "/admin/login/?next=/outline/"
+    assert client.get("/outline/")["Location"] == "/accounts/login/?next=/outline/"
     client.force_login(get_user_model().objects.create_user("reader", password="pw"))
     assert client.get("/outline/").status_code == 403
     assert client.post(A1, {"node": node("Chapter One").pk, "action": "down"}).status_code == 403

@@ -147,7 +147,7 @@ def test_nobody_opens_another_s_notification_or_an_address_elsewhere(client, peo
     theirs.refresh_from_db()
     assert theirs.read is None
     client.logout()
-    assert client.get("/notifications/")["Location"] == "/admin/login/?next=/notifications/"
+    assert client.get("/notifications/")["Location"] == "/accounts/login/?next=/notifications/"
     assert client.get("/notifications/read/").status_code == 302  # to sign in first
 
 

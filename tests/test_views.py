@@ -422,7 +422,7 @@ def test_header_tells_readers_and_editors_apart(client, small_tree, admin_user):
     page = "/area-a/section-a1/chapter-two/"
     header = soup(client.get(page)).find("header", class_="site-header")
     sign_in = header.find("a", class_="sign-in")
-    assert (sign_in.get_text(), sign_in["href"]) == ("Sign in", f"/admin/login/?next={page}")
+    assert (sign_in.get_text(), sign_in["href"]) == ("Sign in", f"/accounts/login/?next={page}")
     assert header.find(class_="account") is None
     client.force_login(admin_user)
     header = soup(client.get(page)).find("header", class_="site-header")
@@ -438,7 +438,7 @@ def test_header_tells_readers_and_editors_apart(client, small_tree, admin_user):
         form.find("input", attrs={"name": "next"})["value"],
     ) == (
         "post",
-        "/admin/logout/",
+        "/accounts/logout/",
         page,
     )
     assert header.find("a", class_="sign-in") is None
@@ -451,6 +451,6 @@ def test_header_tells_readers_and_editors_apart(client, small_tree, admin_user):
 @pytest.mark.django_db
 def test_sign_out_from_the_header_returns_to_the_page(client, small_tree, admin_user):
     client.force_login(admin_user)
-    response = client.post("/admin/logout/", {"next": "/area-b/"})
+    response = client.post("/accounts/logout/", {"next": "/area-b/"})
     assert (response.status_code, response["Location"]) == (302, "/area-b/")
     assert "_auth_user_id" not in client.session

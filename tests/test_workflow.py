@@ -385,7 +385,7 @@ def test_anonymous_users_are_asked_to_sign_in_to_review_or_revert(client, publis
     revert = reverse("chapters:revert", args=[page.history.first().history_id])
     for url in ("/review/", change.get_absolute_url(), revert):
         response = client.get(url)
-        assert (response.status_code, response["Location"]) == (302, f"/admin/login/?next={url}")
+        assert (response.status_code, response["Location"]) == (302, f"/accounts/login/?next={url}")
     assert client.post(change.get_absolute_url(), {"decision": "approve"}).status_code == 302
     assert PendingChange.objects.get().state == "pending"
 

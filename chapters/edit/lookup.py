@@ -18,7 +18,7 @@ def allowed(request, rule):
         PermissionDenied: a signed-in user whom ``rule`` refuses.
     """
     if not request.user.is_authenticated:
-        return redirect_to_login(request.get_full_path(), "admin:login")
+        return redirect_to_login(request.get_full_path())
     if not rule(request.user):
         raise PermissionDenied("You may not edit pages.")
     return None

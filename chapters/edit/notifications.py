@@ -17,7 +17,7 @@ __all__ = ["NOTIFICATIONS_PER_PAGE", "mark_all_read", "notification", "notificat
 NOTIFICATIONS_PER_PAGE = 50
 
 
-@login_required(login_url="admin:login")
+@login_required
 def notifications(request):
     """List the user's notifications, newest first, the unread ones marked, a page of
     :data:`NOTIFICATIONS_PER_PAGE` at a time (``?page=N``)."""
@@ -27,7 +27,7 @@ def notifications(request):
     return render(request, "chapters/edit/notifications.html", {"page": page, "any_unread": unread})
 
 
-@login_required(login_url="admin:login")
+@login_required
 def notification(request, notification_id):
     """Mark one of the user's notifications read and go to the page it is about (404 for
     another user's), as a mail client marks a message read when it is opened."""
@@ -38,7 +38,7 @@ def notification(request, notification_id):
     return redirect(note.url if safe else "chapters:notifications")
 
 
-@login_required(login_url="admin:login")
+@login_required
 @require_POST
 def mark_all_read(request):
     """Mark every unread notification of the user read, then list them again."""

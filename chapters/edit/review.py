@@ -20,7 +20,7 @@ from .forms import CommentForm, DecisionForm
 __all__ = ["change_detail", "comment", "queue", "watch"]
 
 
-@login_required(login_url="admin:login")
+@login_required
 def queue(request):
     """List the changes waiting for review, oldest first, each with its author, page, age,
     size (lines added and removed) and diff (reviewers; anonymous users are sent to sign in
@@ -36,7 +36,7 @@ def queue(request):
     return render(request, "chapters/edit/queue.html", {"rows": rows})
 
 
-@login_required(login_url="admin:login")
+@login_required
 def change_detail(request, change_id):
     """Show a pending change with its diff (editors; anonymous users are sent to sign in
     first); a reviewer decides on it (POST)."""
@@ -83,7 +83,7 @@ def _show_change(request, change, form, comment_form=None):
     return render(request, "chapters/edit/change.html", context)
 
 
-@login_required(login_url="admin:login")
+@login_required
 @require_POST
 def comment(request, change_id):
     """Add a comment to a pending change, on the whole of it or on a line of its diff

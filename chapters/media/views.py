@@ -73,7 +73,7 @@ def _allowed(request):
         PermissionDenied: a signed-in user who may not upload (``can_upload``).
     """
     if not request.user.is_authenticated:
-        return redirect_to_login(request.get_full_path(), "admin:login")
+        return redirect_to_login(request.get_full_path())
     if not can_upload(request.user):
         raise PermissionDenied("You may not change the media library.")
     return None
