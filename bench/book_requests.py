@@ -140,7 +140,7 @@ def measure(scratch, count, workers, book):
     from django.db import connection
     from django_tasks_db.models import DBTaskResult
 
-    from bench.measure import free_port, gunicorn_command, wait_until_up
+    from bench.serving import free_port, gunicorn_command, wait_until_up
     from bench.tree import create_tree
     from chapters.models import BookBuild
 

@@ -6,11 +6,16 @@ autocomplete as the form's script sends it while the editor types, a Save of the
 form with the body edited, the admin's tree (the change list: time and bytes, reported
 only), the site editor's form (time and bytes) and a Save of it with the body edited. Each
 Save changes the body, so each is a real revision: the node is rendered, its links
-stored, the wiki's version bumped. Times are medians (``bench.measure.median_ms``).
+stored, the wiki's version bumped. The site's outline: the whole wiki's (its areas), the
+chapter's section's page (time and bytes), that section's branch as the page's script
+fetches it, and a keyboard move of the chapter (down, then up: each a real move of the
+tree). Times are medians (``bench.timing.median_ms``).
 """
 
 from itertools import count
 from urllib.parse import urlencode
+
+from bench.timing import median_ms
 
 __all__ = ["PARENT_QUERY", "measure_editors"]
 
@@ -26,7 +31,9 @@ def measure_editors(chapter_path):
         A dict: ``admin_form_ms``, ``admin_form_bytes``, ``admin_form_options`` (the
         ``<option>`` elements of the change form), ``admin_autocomplete_ms``,
         ``admin_autocomplete_results``, ``admin_save_ms``, ``admin_list_ms``,
-        ``admin_list_bytes``, ``editor_form_ms``, ``editor_form_bytes``, ``editor_save_ms``.
+        ``admin_list_bytes``, ``editor_form_ms``, ``editor_form_bytes``, ``editor_save_ms``,
+        ``outline_ms`` (the whole wiki's), ``outline_section_ms``, ``outline_section_bytes``,
+        ``outline_branch_ms``, ``outline_move_ms``.
 
     Raises:
         RuntimeError: a request did not answer as a working form does (a Save that is
@@ -36,7 +43,6 @@ def measure_editors(chapter_path):
     from django.test import Client
     from django.urls import reverse
 
-    from bench.measure import median_ms
     from chapters.models import Node
 
     user = get_user_model().objects.create_superuser("bench-editor", "bench@example.com", "-")
@@ -109,11 +115,24 @@ def measure_editors(chapter_path):
     for save, before in ((admin_save, before_admin_save), (editor_save, before_editor_save)):
         before()  # the first revisions, and templates and URLs loaded once
         save()
+    section = reverse("chapters:outline-section", args=[node.parent.path])
+    there_and_back = ["down", "up"] if node.get_next_sibling() else ["up", "down"]
+    moved = []
+
+    def move():
+        action = there_and_back[len(moved) % 2]
+        response = client.post(
+            section, {"node": node.pk, "action": action}, HTTP_ACCEPT="application/json"
+        )
+        if not response.json()["moved"]:
+            raise RuntimeError(f"the outline refused a move: {response.json()['message']}")
+        moved.append(action)
+
     form = get(change).content
     found = get(autocomplete).json()["results"]
     changelist = get(reverse("admin:chapters_node_changelist")).content
     editor_form = get(editor).content
-    return {
+    result = {
         "admin_form_ms": median_ms(lambda: get(change)),
         "admin_form_bytes": len(form),
         "admin_form_options": form.count(b"<option"),
@@ -125,4 +144,12 @@ def measure_editors(chapter_path):
         "editor_form_ms": median_ms(lambda: get(editor)),
         "editor_form_bytes": len(editor_form),
         "editor_save_ms": median_ms(editor_save, before=before_editor_save),
+        "outline_ms": median_ms(lambda: get(reverse("chapters:outline"))),
+        "outline_section_ms": median_ms(lambda: get(section)),
+        "outline_section_bytes": len(get(section).content),
+        "outline_branch_ms": median_ms(lambda: get(f"{section}?part=children")),
+        "outline_move_ms": median_ms(move),
     }
+    if len(moved) % 2:
+        move()  # the chapter back in its place, for what is measured after
+    return result

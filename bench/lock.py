@@ -43,8 +43,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.measure import free_port, gunicorn_command, wait_until_up  # noqa: E402
 from bench.run import environment, scratch_database  # noqa: E402
+from bench.serving import free_port, gunicorn_command, wait_until_up  # noqa: E402
 
 SAVE_TARGET_MS = 1000
 DRAG_TARGET_MS = 100

@@ -15,27 +15,23 @@ and of the page answered 304 to its ETag. Last, the editors' forms and saves
 """
 
 import argparse
-import gc
 import json
 import math
 import os
 import re
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
-import timeit
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import django
 
-REPEAT = 5  # timings are the median of this many runs...
-BUDGET_SECONDS = 10  # ...or of as many as fit in this time
-TOC_RUNS = 7  # the table of contents' time is the best of this many runs
+from bench.serving import free_port, gunicorn_command, wait_until_up
+from bench.timing import best_ms, median_ms, once_ms
+
 # wrk's run before each measured one, to fill every worker's cache: this long, plus the time
 # a cold page takes times COLD_PAGES_IN_WARM_UP (each worker renders it once, the workers
 # share the cores, and a page takes seconds at 20,000 nodes).
@@ -45,47 +41,6 @@ COLD_PAGES_IN_WARM_UP = 3
 # median of its runs: the machine's other work drifts over a minute, and would otherwise
 # weigh on whichever of them ran at the time.
 ROUNDS = 3
-
-
-def median_ms(function, before=None):
-    """Return the median time of ``function()`` in milliseconds, calling ``before()`` first.
-
-    Runs it ``REPEAT`` times, or fewer once the runs took ``BUDGET_SECONDS`` (at least once).
-    """
-    times = []
-    while len(times) < REPEAT and sum(times) < BUDGET_SECONDS * 1000:
-        if before is not None:
-            before()
-        start = time.perf_counter()
-        function()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
-
-
-def best_ms(function, before=None, runs=TOC_RUNS):
-    """Return the fastest of ``runs`` calls of ``function()`` in milliseconds, each timed by
-    Python's ``timeit`` (the garbage collector off while it times), after ``before()`` and a
-    collection of what the call before left.
-
-    The fastest, as ``timeit``'s documentation advises of its repeats: "the lowest value
-    gives a lower bound for how fast your machine can run the given code snippet; higher
-    values ... are typically not caused by variability in Python's speed, but by other
-    processes interfering with your timing accuracy".
-    """
-    times = []
-    for _ in range(runs):
-        if before is not None:
-            before()
-        gc.collect()
-        times.append(timeit.Timer(function).timeit(number=1) * 1000)
-    return min(times)
-
-
-def once_ms(function):
-    """Return the time of one call of ``function()`` in milliseconds."""
-    start = time.perf_counter()
-    function()
-    return (time.perf_counter() - start) * 1000
 
 
 def measure_in_process(url):
@@ -164,29 +119,6 @@ def measure_writes():
     return {"add_front_ms": add_ms, "move_section_ms": move_ms, "writes_seen": seen}
 
 
-def free_port():
-    """Return a TCP port on the loopback address that nothing listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_until_up(url, seconds=120):
-    """Poll ``url`` until it answers; raise RuntimeError after ``seconds``.
-
-    Also waits out the requests a wrk run left queued: the server takes connections in
-    order, so it answers this one after them.
-    """
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=seconds):
-                return
-        except (urllib.error.URLError, ConnectionError):
-            time.sleep(0.25)
-    raise RuntimeError(f"gunicorn did not answer {url} within {seconds} s")
-
-
 def wrk(url, duration, connections, headers=()):
     """Run wrk against ``url``; return requests per second, requests and failures.
 
@@ -215,26 +147,6 @@ def head_status(url, headers):
             return response.status, response.headers
     except urllib.error.HTTPError as error:
         return error.code, error.headers
-
-
-def gunicorn_command(port, workers):
-    """Return the command that runs gunicorn as production does, on a loopback ``port``.
-
-    With the project's settings (``wiki/gunicorn.conf.py``: its worker class, timeouts and
-    access log), ``workers`` synchronous workers, and no control socket. Run from the
-    repository's root; an application given after it replaces the project's.
-    """
-    root = Path(__file__).resolve().parent.parent
-    return [
-        str(Path(sys.executable).with_name("gunicorn")),
-        "--config",
-        str(root / "wiki" / "gunicorn.conf.py"),
-        "--bind",
-        f"127.0.0.1:{port}",
-        "--workers",
-        str(workers),
-        "--no-control-socket",
-    ]
 
 
 def measure_served(url, page, cold_ms, duration, connections, workers):

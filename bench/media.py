@@ -43,8 +43,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.measure import free_port, gunicorn_command, wait_until_up  # noqa: E402
 from bench.run import machine, scratch_database  # noqa: E402
+from bench.serving import free_port, gunicorn_command, wait_until_up  # noqa: E402
 
 CHAPTER = "/photos/camera/uploads/"
 TARGET_ANSWER_S = 1.0

@@ -35,6 +35,8 @@ from pathlib import Path
 
 import django
 
+from bench.serving import free_port, gunicorn_command
+
 __all__ = [
     "NGINX",
     "VARNISHD",
@@ -78,13 +80,6 @@ OWN_HEADERS = {
     "server",
     "x-cache-status",
 }
-
-
-def free_port():
-    """Return a TCP port on the loopback address that nothing listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def templated(text, replacements):
@@ -238,8 +233,6 @@ def gunicorn(folder, workers):
     Yields:
         The port it listens on, once it answers.
     """
-    from bench.measure import gunicorn_command
-
     port = free_port()
     with open(Path(folder) / "gunicorn.log", "wb") as log:
         server = subprocess.Popen(

@@ -74,6 +74,8 @@ COLUMNS = [
     ("parents ms", "admin_autocomplete_ms", "{:.1f}"),
     ("admin save ms", "admin_save_ms", "{:.1f}"),
     ("editor save ms", "editor_save_ms", "{:.1f}"),
+    ("outline ms", "outline_section_ms", "{:.1f}"),
+    ("outline move ms", "outline_move_ms", "{:.1f}"),
     ("static r/s", "rps_static", "{:.1f}"),
     ("cached r/s", "rps_cached", "{:.1f}"),
     ("cached/static", "cached_ratio", "{:.3f}"),
@@ -337,6 +339,10 @@ def editor_checks(database, rows):
         ("admin_autocomplete_ms", "admin parent autocomplete"),
         ("admin_save_ms", "admin Save of a chapter"),
         ("editor_save_ms", "site editor Save of a chapter"),
+        ("outline_ms", "the whole wiki's outline"),
+        ("outline_section_ms", "a section's outline"),
+        ("outline_branch_ms", "a branch of the outline opened"),
+        ("outline_move_ms", "a move on the outline"),
     ):
         passed = max(r[key] for r in rows) <= EDITOR_MAX_MS
         lines.append((passed, f"{database}: {what} <= {EDITOR_MAX_MS} ms: {listed(key)}"))

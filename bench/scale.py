@@ -30,6 +30,8 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
+from bench.serving import free_port, gunicorn_command, wait_until_up
+
 __all__ = ["TARGETS", "TARGET_SIZE", "checks", "measure_scale"]
 
 EDITS = 20
@@ -80,8 +82,6 @@ def children(pid):
 @contextmanager
 def gunicorn(workers, port):
     """Serve the project on ``port`` with ``workers`` synchronous workers; yield the master."""
-    from .measure import gunicorn_command
-
     root = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryFile() as log:
         server = subprocess.Popen(
@@ -129,8 +129,6 @@ def measure_scale(url, workers, duration, connections):
         A dict of the measurements (see the module's docstring).
     """
     from chapters.models import Node
-
-    from .measure import free_port, wait_until_up
 
     chapter = Node.objects.filter(kind=Node.Kind.CHAPTER).first()
     port = free_port()

@@ -24,7 +24,6 @@ import collections
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -50,16 +49,10 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from mptt.exceptions import InvalidMove  # noqa: E402
 
+from bench.serving import free_port  # noqa: E402
 from chapters import history  # noqa: E402
 from chapters.models import Node  # noqa: E402
 from tests.helpers import toc_outline  # noqa: E402
-
-
-def free_port():
-    """Return a TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def fetch(url):

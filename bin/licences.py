@@ -71,6 +71,12 @@ ACCEPTED = {
         "drf-spectacular's URI templates, under either of two permissive licences; its "
         "metadata spells BSD-3-Clause with a space, which is no SPDX identifier",
     ),
+    "certifi": (
+        "Mozilla Public License 2.0 (MPL 2.0)",
+        "Mozilla's CA certificates, which requests (single sign-on's HTTP, through "
+        "django-allauth) verifies TLS with; used unmodified, and the MPL's copyleft is per "
+        "file, asking nothing of the code that uses them",
+    ),
     "pyphen": (
         "GNU General Public License v2 or later (GPLv2+); GNU Lesser General Public License v2 "
         "or later (LGPLv2+); Mozilla Public License 1.1 (MPL 1.1)",

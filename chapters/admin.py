@@ -3,32 +3,22 @@
 from functools import partial
 
 from django.contrib import admin, messages
-from django.contrib.admin.utils import NestedObjects
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
 from django.db import router
-from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
-from django.template.defaultfilters import pluralize
-from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.http import HttpResponse
+from django.urls import path
 from django.utils.html import format_html
-from django.utils.text import capfirst
 from django.views.decorators.http import require_POST
 from mptt.admin import DraggableMPTTAdmin
 
-from . import recovery
+from . import admin_views as pages
 from .edit import views as edit_views
 from .files import admin_views as markdown
 from .forms import NodeAdminForm
-from .history import all_revisions, with_size_changes
 from .models import Node, Synonym, tree_write
 from .parents import ParentAutocompleteView, ParentChoiceField, ParentSelect
 from .permissions import can_move
 
 MAX_INDENTED_LEVEL = 8  # css/admin-tree.css indents depths 1 to 8
-
-DELETIONS_PER_PAGE = 50
 
 
 @admin.register(Node)
@@ -183,70 +173,24 @@ class NodeAdmin(DraggableMPTTAdmin):
         super().save_model(request, obj, form, change)
 
     def history_view(self, request, object_id, extra_context=None):
-        """List the node's revisions, newest first, each with a revert button for those who
-        may revert (``permissions.can_revert``)."""
-        node = Node.objects.filter(pk=object_id).first() if str(object_id).isdecimal() else None
-        if node is None:
-            raise Http404("No such node.")
-        if not self.has_view_or_change_permission(request, node):
-            raise PermissionDenied
-        revisions = list(all_revisions().filter(id=node.pk))
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "original": node,
-            "title": f"Revisions of “{node.title}”",
-            "rows": with_size_changes(revisions, None),
-            **(extra_context or {}),
-        }
-        return TemplateResponse(request, "admin/chapters/node/revisions.html", context)
+        """List the node's revisions with revert buttons (``admin_views.history_view``)."""
+        return pages.history_view(self, request, object_id, extra_context)
 
     def get_deleted_objects(self, objs, request):
-        """Return what deleting ``objs`` deletes, as Django's admin does, each node with its path.
-
-        The delete view and the "delete selected" action show this list for confirmation.
-        Django's own (``django.contrib.admin.utils.get_deleted_objects``, which this follows)
-        names each node by its title only, and titles repeat ("Fundamentals"); here a node is
-        "<kind>: <title> at /<path>/", linked to its change form, in tree order.
-
-        Returns:
-            ``(nested list of HTML, counts by model name, models lacking permission,
-            protected objects)``, as Django's.
-        """
-        collector = NestedObjects(using=router.db_for_write(Node), origin=objs)
-        collector.collect(objs)
-        # The collector finds children in the order the database returns them, which is no
-        # order on PostgreSQL: list each node's children in tree order, the rest after them.
-        for found in collector.edges.values():
-            found.sort(key=lambda obj: (0, obj.tree_id, obj.lft) if isinstance(obj, Node) else (1,))
-        perms_needed = set()
-
-        def describe(obj):
-            if not isinstance(obj, Node):
-                return f"{capfirst(obj._meta.verbose_name)}: {obj}"
-            if not self.has_delete_permission(request, obj):
-                perms_needed.add(obj._meta.verbose_name)
-            url = reverse("admin:chapters_node_change", args=[obj.pk])
-            return format_html(
-                '{}: <a href="{}">{}</a> at /{}/', obj.get_kind_display(), url, obj, obj.path
-            )
-
-        model_count = {
-            model._meta.verbose_name_plural: len(found)
-            for model, found in collector.model_objs.items()
-        }
-        protected = [describe(obj) for obj in collector.protected]
-        return collector.nested(describe), model_count, perms_needed, protected
+        """Return what deleting ``objs`` deletes, each node with its path
+        (``admin_views.deleted_objects``)."""
+        return pages.deleted_objects(self, objs, request)
 
     def get_urls(self):
         """Add the preview endpoint the change form's script posts to, the parent's
-        autocomplete, deleted pages, and Markdown folders (``chapters.files.admin_views``)."""
+        autocomplete, deleted pages (``chapters.admin_views``), and Markdown folders
+        (``chapters.files.admin_views``)."""
         preview = self.admin_site.admin_view(edit_views.preview)
         parents = self.admin_site.admin_view(
             ParentAutocompleteView.as_view(admin_site=self.admin_site)
         )
-        deleted = self.admin_site.admin_view(self.deleted_view)
-        restore = self.admin_site.admin_view(require_POST(self.restore_view))
+        deleted = self.admin_site.admin_view(partial(pages.deleted_view, self))
+        restore = self.admin_site.admin_view(require_POST(partial(pages.restore_view, self)))
         export = self.admin_site.admin_view(partial(markdown.export_view, self))
         upload = self.admin_site.admin_view(partial(markdown.import_view, self))
         return [
@@ -260,51 +204,6 @@ class NodeAdmin(DraggableMPTTAdmin):
             *super().get_urls(),
         ]
 
-    def deleted_view(self, request):
-        """List the deletions that can be restored, newest first (editors who may add nodes)."""
-        if not self.has_add_permission(request):
-            raise PermissionDenied
-        page = Paginator(recovery.deletions(), DELETIONS_PER_PAGE).get_page(request.GET.get("page"))
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "title": "Deleted pages",
-            "page": page,
-        }
-        return TemplateResponse(request, "admin/chapters/node/deleted.html", context)
-
-    def restore_view(self, request, revision_id):
-        """Restore a deletion (POST), then go back to the list with what was done or why not
-        (and how many published pages came back as drafts waiting for review:
-        ``recovery.restore``)."""
-        if not self.has_add_permission(request):
-            raise PermissionDenied
-        revision = get_object_or_404(
-            Node.history.model, history_id=revision_id, history_type="-", deletion=revision_id
-        )
-        try:
-            node = recovery.restore(revision, request.user, request.build_absolute_uri("/"))
-        except ValidationError as error:
-            for message in error.messages:
-                messages.error(request, message)
-        else:
-            restored = node.get_descendant_count()
-            self.log_addition(request, node, recovery.RESTORED)
-            held = len(node.waiting_for_review)
-            messages.success(
-                request,
-                f"“{node.title}” was restored at /{node.path}/"
-                + (f" with {restored} page{pluralize(restored)} under it." if restored else ".")
-                + (
-                    f" {held} published page{pluralize(held)} {pluralize(held, 'is,are')} back "
-                    f"as {pluralize(held, 'a draft,drafts')}: publishing "
-                    f"{pluralize(held, 'it,them')} again waits for a reviewer."
-                    if held
-                    else ""
-                ),
-            )
-        return redirect("admin:chapters_node_deleted")
-
 
 @admin.register(Synonym)
 class SynonymAdmin(admin.ModelAdmin):
@@ -316,7 +215,9 @@ class SynonymAdmin(admin.ModelAdmin):
 
 # The admins of users' API tokens (chapters/api/admin.py), of the media library
 # (chapters/media/admin.py) and of webhooks and their delivery log
-# (chapters/webhooks/admin.py) register themselves.
+# (chapters/webhooks/admin.py) register themselves; chapters/signin/admin.py takes
+# allauth's pages of what the wiki does not use away.
 from .api.admin import ApiTokenAdmin  # noqa: E402,F401
 from .media.admin import MediaItemAdmin  # noqa: E402,F401
+from .signin import admin as signin_admin  # noqa: E402,F401
 from .webhooks.admin import WebhookAdmin  # noqa: E402,F401

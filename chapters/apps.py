@@ -11,9 +11,12 @@ class ChaptersConfig(AppConfig):
     verbose_name = "Curriculum"
 
     def ready(self):
-        """Watch every PostgreSQL connection for writes (``chapters.caching.version_watch``)."""
+        """Watch every PostgreSQL connection for writes (``chapters.caching.version_watch``),
+        and register the background tasks (``chapters.tasks``, enqueued by name through
+        ``chapters.queue``)."""
         from django.db.backends.signals import connection_created
 
+        from . import tasks  # noqa: F401 (registers the tasks)
         from .caching.version_watch import install
 
         connection_created.connect(install, dispatch_uid="chapters.caching.version_watch.install")

@@ -15,14 +15,19 @@ indent, UTF-8 without escapes, a final newline.
 """
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import NamedTuple
 
-from django.core.exceptions import ValidationError
-from mptt.exceptions import InvalidMove
-
-from .markdown import MarkdownError, check_markdown
+from .imports.engine import (
+    ImportRefused,
+    Policy,
+    TreeImport,
+    date_latest_revision,
+    tree_position,
+)
+from .imports.entries import Entry, body_problems, node_problems
 from .models import RESERVED_ROOT_SLUGS, Node, tree_write
 
 __all__ = [
@@ -30,6 +35,7 @@ __all__ = [
     "VERSION",
     "CurriculumFileError",
     "ImportCounts",
+    "JsonPlace",
     "date_latest_revision",
     "export_curriculum",
     "import_curriculum",
@@ -39,8 +45,9 @@ __all__ = [
 FORMAT = "curriculum-wiki"
 VERSION = 1
 FIELDS = ("body", "kind", "parent", "path", "slug", "status", "title", "updated")
-# What an import compares and writes; slug and parent are part of the path it matches by.
-CONTENT_FIELDS = ("title", "kind", "status", "body")
+# What the import engine does with a file's entries: match them by path (their place), the
+# file's content replacing the site's, a new first sibling before the next one the tree has.
+POLICY = Policy(use_ids=False, keep_site_edits=False, new_first="before_next")
 
 
 class CurriculumFileError(Exception):
@@ -61,20 +68,17 @@ class ImportCounts(NamedTuple):
 
 
 @dataclass
-class Entry:
-    """One node of a curriculum file, its fields checked one by one."""
+class JsonPlace:
+    """Where an entry is in a curriculum file, and what only the file gives: its index in
+    ``nodes``, its path and its parent's path (an :class:`~chapters.imports.entries.Entry`'s
+    ``where``)."""
 
     index: int
     path: str
     parent: str | None
-    slug: str
-    kind: str
-    status: str
-    title: str
-    body: str
-    updated: datetime
 
-    def __str__(self):
+    def at(self, name=None):
+        """Return "nodes[<index>] “<path>”", whatever the field."""
         return f"nodes[{self.index}] “{self.path}”"
 
 
@@ -104,17 +108,20 @@ def export_curriculum():
 def import_curriculum(data, source=None, *, summary=None, user=None):
     """Load a curriculum file into the tree, all or nothing.
 
-    Every entry is checked alone first; then, in one write to the tree (``tree_write``, so
-    that nothing of the tree is read before its lock), against the file and the database;
-    then, in file order,
-    a node whose path exists is updated (title, kind, status, body and its place among its
-    siblings) and any other is added, through ``Node.save()`` and django-mptt's moves, so
+    Every entry is checked alone first (``chapters.imports.entries``, as a folder's); then,
+    in one write to the tree (``tree_write``, so that nothing of the tree is read before its
+    lock), against the file and the database; then the import engine
+    (``chapters.imports.engine``) updates the node at each entry's path (title, kind,
+    status, body and its place among its siblings) and adds the others, a new first sibling
+    before the next one the tree holds, through ``Node.save()`` and django-mptt's moves, so
     paths, HTML, links and redirects are derived as for an edit. Siblings end up in the
-    file's order; nodes that are not in the file are left as they are. Each added or changed
-    node gets one revision, by ``user``, with the summary ``summary`` ("Imported from
-    <source>" by default). Its date, and the
-    node's ``updated``, are the file's when the node is new or the file's date is later than
-    its latest revision; otherwise the change is a new edit, dated now.
+    file's order; nodes that are not in the file are left as they are, and what the file
+    holds replaces what the site changed after its dates (the stale rule,
+    ``chapters.imports.stale``, is a folder's). Each added or changed node gets one
+    revision, by ``user``, with the summary ``summary`` ("Imported from <source>" by
+    default). Its date, and the node's ``updated``, are the file's when the node is new or
+    the file's date is later than its latest revision; otherwise the change is a new edit,
+    dated now.
 
     Args:
         data: the file's bytes.
@@ -133,21 +140,24 @@ def import_curriculum(data, source=None, *, summary=None, user=None):
     entries, problems = _read(data)
     summary = summary or f"Imported from {source}"
     with tree_write(user=user, bodies=[entry.body for entry in entries]):
-        existing = {node.path: node for node in Node.objects.for_navigation()}
-        problems += _check_tree(entries, existing)
+        run = TreeImport(summary, POLICY)
+        kinds = {path: kind for _, _, path, kind in run.tree.nodes.values()}
+        problems += _check_tree(entries, kinds)
         if problems:
             raise CurriculumFileError(problems)
-        counts = {"added": 0, "changed": 0, "unchanged": 0}
-        placed = {}
-        for entry, previous, following in _siblings(entries, existing):
-            try:
-                outcome = _write(entry, existing, placed, previous, following, summary)
-            except (ValidationError, InvalidMove, MarkdownError) as error:
-                messages = error.messages if isinstance(error, ValidationError) else [str(error)]
-                raise CurriculumFileError([f"{entry}: {' '.join(messages)}"]) from error
-            counts[outcome] += 1
-        left = len(existing.keys() - placed.keys())
-        return ImportCounts(**counts, not_in_file=left)
+        _link(entries)
+        run.match(entries)
+        try:
+            run.apply()
+        except ImportRefused as error:
+            raise CurriculumFileError(error.problems) from error
+        done = Counter(change.action for change in run.changes)
+        return ImportCounts(
+            added=done["added"],
+            changed=done["changed"] + done["moved"],
+            unchanged=run.unchanged,
+            not_in_file=len(run.unmatched),
+        )
 
 
 def _read(data):
@@ -206,17 +216,27 @@ def _read_entry(index, fields):
         wrong.remove("parent")
     if wrong:
         return None, [f"{label}: “{field}” is not a string." for field in wrong]
-    entry = Entry(index=index, **{**fields, "updated": None})
+    entry = Entry(
+        kind=fields["kind"],
+        where=JsonPlace(index, fields["path"], fields["parent"]),
+        title=fields["title"],
+        slug=fields["slug"],
+        status=fields["status"],
+        body=fields["body"],
+        given_path=fields["path"],
+    )
     return entry, [f"{label}: {problem}" for problem in _field_problems(entry, fields["updated"])]
 
 
 def _field_problems(entry, updated):
     """Yield what is wrong with an entry's fields, and set its ``updated`` from ``updated``.
 
-    The node's own fields are checked by ``Node.field_problems``; what only a file has (the
-    path and parent it gives, the date as text) and the body's rendering are checked here.
+    The node's own fields and its body are checked as every import's entries are
+    (``chapters.imports.entries``); what only a file has (the path and parent it gives, the
+    date as text) is checked here.
     """
-    for field, value in (("parent", entry.parent), ("updated", updated)):
+    path, parent = entry.where.path, entry.where.parent
+    for field, value in (("parent", parent), ("updated", updated)):
         if value is not None and any(c == "\x00" or "\ud800" <= c <= "\udfff" for c in value):
             yield f"“{field}” holds a NUL or a lone surrogate, which no database stores."
     try:
@@ -225,80 +245,70 @@ def _field_problems(entry, updated):
         unreadable = f"“updated” “{updated}” is not an ISO 8601 date and time."
     else:
         unreadable = None
-    node = Node(
-        title=entry.title,
-        slug=entry.slug,
-        kind=entry.kind,
-        status=entry.status,
-        body=entry.body,
-        path=entry.path,
-        updated=entry.updated,
-    )
-    yield from node.field_problems(updated_as_written=updated)
+    for _, problem in node_problems(entry, updated_as_written=updated):
+        yield problem
     limit = Node._meta.get_field("path").max_length
-    if len(entry.path) > limit:
-        yield f"the path is {len(entry.path)} characters long; the limit is {limit}."
-    if entry.parent is None and entry.slug in RESERVED_ROOT_SLUGS:
+    if len(path) > limit:
+        yield f"the path is {len(path)} characters long; the limit is {limit}."
+    if parent is None and entry.slug in RESERVED_ROOT_SLUGS:
         yield f"the slug “{entry.slug}” is reserved for the site's own URLs."
-    expected = f"{entry.parent}/{entry.slug}" if entry.parent is not None else entry.slug
-    if entry.path != expected:
+    expected = f"{parent}/{entry.slug}" if parent is not None else entry.slug
+    if path != expected:
         yield f"the path is not the parent's path and the slug (“{expected}”)."
     if unreadable:
         yield unreadable
-    try:
-        check_markdown(entry.body)
-    except MarkdownError as error:
-        yield f"the body cannot be rendered: {error}"
+    yield from body_problems(entry)
 
 
-def _check_tree(entries, existing):
+def _check_tree(entries, kinds):
     """Return what is wrong with the entries together, and with the tree they would make.
 
     Args:
-        entries: the file's entries, in file order.
-        existing: the database's nodes by path.
+        entries: the file's entries, in file order, each with its :class:`JsonPlace`.
+        kinds: the database's nodes' kinds by path.
     """
     problems, first = [], {}
     for entry in entries:
-        if entry.path in first:
+        if entry.where.path in first:
             problems.append(
-                f"{entry}: {first[entry.path]} has the same path; siblings cannot share the "
-                f"slug “{entry.slug}”."
+                f"{entry}: {first[entry.where.path]} has the same path; siblings cannot share "
+                f"the slug “{entry.slug}”."
             )
-        first.setdefault(entry.path, entry)
+        first.setdefault(entry.where.path, entry)
     for entry in entries:
-        chain, parent = [entry.path], first.get(entry.parent)
-        while parent is not None and parent is not entry and parent.path not in chain[1:]:
-            chain.append(parent.path)
-            parent = first.get(parent.parent)
+        place = entry.where
+        chain, parent = [place.path], first.get(place.parent)
+        while parent is not None and parent is not entry and parent.where.path not in chain[1:]:
+            chain.append(parent.where.path)
+            parent = first.get(parent.where.parent)
         if parent is entry:
-            cycle = " → ".join(f"“{path}”" for path in [*chain, entry.path])
+            cycle = " → ".join(f"“{path}”" for path in [*chain, place.path])
             problems.append(f"{entry}: is its own ancestor ({cycle}).")
-        elif entry.parent is None and entry.kind == Node.Kind.CHAPTER:
+        elif place.parent is None and entry.kind == Node.Kind.CHAPTER:
             problems.append(f"{entry}: a chapter must belong to a section.")
-        elif entry.parent is not None and entry.parent in first:
-            parent = first[entry.parent]
-            if parent.index > entry.index:
+        elif place.parent is not None and place.parent in first:
+            parent = first[place.parent]
+            if parent.where.index > place.index:
                 problems.append(f"{entry}: comes before its parent, {parent}; list parents first.")
             if parent.kind == Node.Kind.CHAPTER:
                 problems.append(
                     f"{entry}: its parent {parent} is a chapter; chapters cannot have children."
                 )
-        elif entry.parent is not None and entry.parent not in existing:
+        elif place.parent is not None and place.parent not in kinds:
             problems.append(
-                f"{entry}: its parent “{entry.parent}” is neither in the file nor in the database."
+                f"{entry}: its parent “{place.parent}” is neither in the file nor in the database."
             )
-        elif entry.parent is not None and existing[entry.parent].is_chapter:
+        elif place.parent is not None and kinds[place.parent] == Node.Kind.CHAPTER:
             problems.append(
-                f"{entry}: its parent “{entry.parent}” is a chapter in the database; "
+                f"{entry}: its parent “{place.parent}” is a chapter in the database; "
                 "chapters cannot have children."
             )
     children = {}
-    for path in existing:
+    for path in kinds:
         children.setdefault(path.rpartition("/")[0], []).append(path)
     for entry in entries:
-        if entry.kind == Node.Kind.CHAPTER and entry.path in existing:
-            stay = [path for path in children.get(entry.path, []) if path not in first]
+        if entry.kind == Node.Kind.CHAPTER and entry.where.path in kinds:
+            stay = [path for path in children.get(entry.where.path, []) if path not in first]
             if stay:
                 problems.append(
                     f"{entry}: is a chapter in the file but has children in the database "
@@ -307,87 +317,13 @@ def _check_tree(entries, existing):
     return problems
 
 
-def _siblings(entries, existing):
-    """Yield each entry with its previous sibling in the file and, for a new entry that is
-    the first of its siblings, the first later sibling that exists in the database.
-    """
-    groups = {}
+def _link(entries):
+    """Give each entry its parent entry, or, for a parent the file does not hold, the path of
+    the node it goes under as its ``location`` ("" at the top). The entries passed
+    :func:`_check_tree`: paths are unique, and parents come first."""
+    by_path = {}
     for entry in entries:
-        groups.setdefault(entry.parent, []).append(entry)
-    previous, following = {}, {}
-    for group in groups.values():
-        pairs = zip([None, *group[:-1]], group, strict=True)
-        previous.update((entry.index, before) for before, entry in pairs)
-        later = None
-        for entry in reversed(group):
-            following[entry.index] = later
-            later = entry if entry.path in existing else later
-    for entry in entries:
-        before = previous[entry.index]
-        new_and_first = before is None and entry.path not in existing
-        yield entry, before, following[entry.index] if new_and_first else None
-
-
-def _write(entry, existing, placed, previous, following, reason):
-    """Add or update the node of one entry in its place; return "added", "changed" or
-    "unchanged".
-
-    Args:
-        entry: the entry, checked.
-        existing: the database's nodes before the import, by path.
-        placed: the nodes of the entries written so far, by path; this entry's is added.
-        previous: the entry of the previous sibling in the file, or None.
-        following: for a new node without ``previous``, the entry of the first later sibling
-            in the database, or None.
-        reason: the revision's summary.
-    """
-    if entry.path not in existing:
-        parent = None
-        if entry.parent is not None:
-            parent = placed.get(entry.parent) or existing[entry.parent]
-        node = Node(parent=parent, slug=entry.slug)
-        for field in CONTENT_FIELDS:
-            setattr(node, field, getattr(entry, field))
-        node.validate_placement(parent)
-        if previous is not None:
-            node.insert_at(placed[previous.path], "right")
-        elif following is not None:
-            node.insert_at(existing[following.path], "left")
-        node._change_reason = reason
-        node.save()
-        date_latest_revision(node, entry.updated)
-        placed[entry.path] = node
-        return "added"
-    node = placed[entry.path] = Node.objects.get(pk=existing[entry.path].pk)
-    changed = any(getattr(node, field) != getattr(entry, field) for field in CONTENT_FIELDS)
-    after = placed[previous.path] if previous is not None else None
-    moved = after is not None and tree_position(node) < tree_position(after)
-    if not (changed or moved):
-        return "unchanged"
-    newer = entry.updated > node.updated
-    for field in CONTENT_FIELDS:
-        setattr(node, field, getattr(entry, field))
-    node._change_reason = reason
-    if moved:
-        Node.objects.move_node(node, after, "right")
-    else:
-        node.save()
-    if newer:
-        date_latest_revision(node, entry.updated)
-    return "changed"
-
-
-def tree_position(node):
-    """Return the node's place in tree order as stored: ``(tree_id, lft)``."""
-    return Node.objects.filter(pk=node.pk).values_list("tree_id", "lft").get()
-
-
-def date_latest_revision(node, when):
-    """Date the node's latest revision, and its ``updated``, ``when`` instead of now.
-
-    ``Node.save()`` dates every save now; an import keeps the file's dates (this module's
-    and ``chapters.files.importer``'s).
-    """
-    Node.objects.filter(pk=node.pk).update(updated=when)
-    revision = Node.history.filter(id=node.pk).order_by("-history_id").values("pk").first()
-    Node.history.filter(pk=revision["pk"]).update(history_date=when, updated=when)
+        entry.parent = by_path.get(entry.where.parent)
+        if entry.parent is None:
+            entry.location = entry.where.parent or ""
+        by_path[entry.where.path] = entry

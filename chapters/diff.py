@@ -37,6 +37,13 @@ class Line:
     new_number: int | None
     segments: tuple[Segment, ...]
 
+    @property
+    def key(self):
+        """Name the line as a review comment does (``ReviewComment.line``): ``"new-N"`` for
+        the new text's line N (added or unchanged), ``"old-N"`` for a line only the old
+        text has."""
+        return f"old-{self.old_number}" if self.kind == "delete" else f"new-{self.new_number}"
+
 
 @dataclass(frozen=True)
 class FieldChange:

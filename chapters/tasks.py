@@ -8,12 +8,13 @@ enqueue their tasks in their own transaction: django-tasks-db keeps tasks in the
 database, so a task exists exactly when the write that asked for it committed, and none is
 lost between a commit and its enqueueing.
 
-The models enqueue these tasks from the write path, so this module imports what a task runs
-when it runs, not at import time: the models import this module, and the work a task does
-imports the models.
+The modules whose work a task does enqueue it by name (:mod:`chapters.queue`), and this
+module imports each of them only when its task runs: no module it imports imports it.
 """
 
 from django_tasks import task
+
+from .queue import register
 
 __all__ = [
     "announce_revisions",
@@ -27,6 +28,7 @@ __all__ = [
 ]
 
 
+@register
 @task()
 def tell_watchers(first, last, base_url, deleted_watchers):
     """Tell the watchers of the pages one write changed, by notifications e-mailed in turn.
@@ -42,6 +44,7 @@ def tell_watchers(first, last, base_url, deleted_watchers):
     notify.tell_of_revisions(first, last, base_url, deleted_watchers)
 
 
+@register
 @task()
 def send_notifications(key):
     """E-mail the notifications of ``key`` not e-mailed yet (``chapters.edit.notify.send``);
@@ -51,6 +54,7 @@ def send_notifications(key):
     notify.send(key)
 
 
+@register
 @task()
 def render_pages(pks):
     """Render again the bodies of the nodes ``pks`` (those still there): what they link to
@@ -62,6 +66,7 @@ def render_pages(pks):
         node.refresh_body()
 
 
+@register
 @task()
 def mend_links(titles, paths):
     """Render again the nodes whose broken links a node titled or placed anew may mend.
@@ -75,6 +80,7 @@ def mend_links(titles, paths):
     mend_broken_links(titles, paths)
 
 
+@register
 @task()
 def process_media(pk, version):
     """Process version ``version`` of the media item ``pk`` (``chapters.media.processing``):
@@ -85,6 +91,7 @@ def process_media(pk, version):
     processing.process(pk, version)
 
 
+@register
 @task(queue_name="books")
 def build_book(root, format, version):
     """Build a book (``chapters.books.builds.build``): the section's or chapter's ``root``
@@ -101,24 +108,19 @@ def build_book(root, format, version):
     return build(BookKey(root, format, version))
 
 
+@register
 @task()
 def announce_revisions(first, last, base_url):
     """Record the webhook deliveries of the page events of one write's revisions, and
-    enqueue the tasks sending them (``chapters.webhooks.events.announce_revisions``).
-
-    Args:
-        first: the id of the latest revision before the write.
-        last: the id of the write's latest revision.
-        base_url: the site's address, for the pages' URLs.
-
-    Returns:
-        The number of deliveries recorded.
-    """
+    enqueue the tasks sending them: ``chapters.webhooks.events.announce_revisions``, whose
+    arguments (the ids of the revisions before and after the write, the site's address) and
+    return value (the number of deliveries recorded) these are."""
     from .webhooks import events
 
     return events.announce_revisions(first, last, base_url)
 
 
+@register
 @task()
 def deliver_webhook(pk):
     """Send the webhook delivery ``pk`` (a UUID as text) unless it was delivered

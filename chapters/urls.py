@@ -1,10 +1,13 @@
 """The wiki's URLs. Node pages take every path not taken before them; the first segments
-used here are reserved as top-level slugs (``RESERVED_ROOT_SLUGS``, chapters/models/rules.py)."""
+used here are reserved as top-level slugs (``RESERVED_ROOT_SLUGS``,
+chapters/models/placement.py)."""
 
 from django.urls import path, register_converter
 
 from . import crawlers, feeds, health, metrics, views
 from .books import views as books
+from .edit import notifications as edit_notifications
+from .edit import outline as edit_outline
 from .edit import review as edit_review
 from .edit import views as edit_views
 from .media import views as media
@@ -83,7 +86,17 @@ urlpatterns = [
     path("drafts/new/<nodepath:path>/", edit_views.draft, {"adding": True}, name="draft-new"),
     path("review/", edit_review.queue, name="review"),
     path("review/<int:change_id>/", edit_review.change_detail, name="change"),
+    path("review/<int:change_id>/comments/", edit_review.comment, name="change-comment"),
     path("watch/<nodepath:path>/", edit_review.watch, name="watch"),
+    path("outline/", edit_outline.outline, name="outline"),
+    path("outline/<nodepath:path>/", edit_outline.outline, name="outline-section"),
+    path("notifications/", edit_notifications.notifications, name="notifications"),
+    path("notifications/read/", edit_notifications.mark_all_read, name="notifications-read"),
+    path(
+        "notifications/<int:notification_id>/",
+        edit_notifications.notification,
+        name="notification",
+    ),
     # The media library (chapters.media).
     path("media/", media.library, name="media"),
     path("media/upload/", media.media_upload, name="media-upload"),

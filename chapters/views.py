@@ -214,7 +214,7 @@ def revision_diff(request):
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
-@login_required(login_url="admin:login")
+@login_required
 def revision_revert(request, revision_id):
     """Ask to confirm a revert, showing what it will really change for this user (GET,
     ``edit.workflow.revert_plan``); revert (POST), by the workflow (``permissions.can_revert``,

@@ -17,6 +17,7 @@ from chapters.caching import watch
 from chapters.outline import build_fixture, parse_outline
 from chapters.worker import Worker
 from tests.helpers import SMALL_TREE
+from tests.oidc_provider import Provider
 from tests.snapshots import Snapshot, chapters_models
 
 # The property tests (tests/test_properties.py). "ci", the default, runs few, fixed sequences:
@@ -191,3 +192,17 @@ def stop_listening(django_db_setup):
     database that a connection is open to."""
     yield
     watch.close()
+
+
+# The provider's user of the single sign-on tests, and her password there.
+ADA = ("ada", "analytical engine 1843")
+
+
+@pytest.fixture(scope="session")
+def oidc_provider():
+    """Start a real OpenID provider on localhost for the session (tests/oidc_provider/),
+    with the user ``ada`` (``ADA``) in its groups ``wiki-editors`` and ``canteen``."""
+    provider = Provider.start()
+    provider.add_user(*ADA, "ada@example.org", "wiki-editors", "canteen")
+    yield provider
+    provider.stop()

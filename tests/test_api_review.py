@@ -51,6 +51,9 @@ def expected(change, **fields):
         "status": "published",
         "parent": 2,
         "body": "Better text.",
+        "slug": "",
+        "target": None,
+        "position": "",
         "comment": change.comment,
     }
     assert {name: answer[name] for name in fields} == fields
@@ -98,7 +101,7 @@ def test_api_decision_for_every_role(client, proposed, role):
     _, headers = as_role(client, role)
     response = client.post(
         f"/api/changes/{proposed.pk}/decision/",
-        {"decision": "approve", "version": proposed.version},
+        {"decision": "approve", "version": proposed.version, "comment": "Well put."},
         content_type="application/json",
         **headers,
     )
@@ -106,7 +109,10 @@ def test_api_decision_for_every_role(client, proposed, role):
         assert response.status_code == (401 if role == "anonymous" else 403)
         assert node("Chapter One").body == SCAFFOLD
         return
-    assert (response.status_code, response.json()) == (200, expected(proposed, state="approved"))
+    assert (response.status_code, response.json()) == (
+        200,
+        expected(proposed, state="approved", comment="Well put."),
+    )
     revision = Node.history.filter(id=3).first()
     assert (revision.body, revision.history_user.username) == ("Better text.", "proposer")
     assert revision.history_change_reason == f"Approved by {role.lower()}: Improved"

@@ -34,7 +34,7 @@ def test_token_page_sends_anonymous_users_to_sign_in(client):
     response = client.get("/api/tokens/")
     assert (response.status_code, response["Location"]) == (
         302,
-        "/admin/login/?next=/api/tokens/",
+        "/accounts/login/?next=/api/tokens/",
     )
 
 

@@ -110,22 +110,25 @@ def test_api_revoked_token_cannot_edit(client, small_tree):
 
 
 def test_api_edit_is_merged_with_a_newer_revision_as_the_site_merges_it(client, small_tree):
-    edit("Chapter One", body="One.\n\nTwo.\n\nThree.")
-    base = latest().history_id
-    edit("Chapter One", body="One, by B.\n\nTwo.\n\nThree.", title="Chapter 1")
+    def theirs_saved_since(title):
+        """Return the revision an editor opened; then save another editor's change."""
+        edit(title, title="Chapter One", body="One.\n\nTwo.\n\nThree.")
+        base = latest().history_id
+        edit("Chapter One", body="One, by B.\n\nTwo.\n\nThree.", title="Chapter 1")
+        return base
+
     mine = "One.\n\nTwo.\n\nThree, by A."
     client.force_login(role_user("ed", "Editor"))
     form = form_values(soup(client.get(EDIT_ONE)), "editor")
-    site = form_values(
-        soup(client.post(EDIT_ONE, {**form, "base_revision": base, "body": mine, "save": "1"})),
-        "editor",
-    )
-    assert node("Chapter 1").body == "One, by B.\n\nTwo.\n\nThree."
+    base = theirs_saved_since("Chapter One")
+    client.post(EDIT_ONE, {**form, "base_revision": base, "body": mine, "save": "1"})
+    site = node("Chapter 1")
+    assert site.body == "One, by B.\n\nTwo.\n\nThree, by A."  # saved at once, merged
 
-    response = patch(client, {"base_revision": base, "body": mine})
+    response = patch(client, {"base_revision": theirs_saved_since("Chapter 1"), "body": mine})
 
     assert response.status_code == 200
-    assert (response.json()["title"], response.json()["body"]) == (site["title"], site["body"])
+    assert (response.json()["title"], response.json()["body"]) == (site.title, site.body)
     assert (node("Chapter 1").body, latest().history_user.username) == (
         "One, by B.\n\nTwo.\n\nThree, by A.",
         "ed",

@@ -97,8 +97,8 @@ def test_docs_name_only_management_commands_that_exist():
 
 def test_operations_lists_exactly_the_variables_the_settings_and_gunicorn_read():
     read = set()
-    for source in (ROOT / "wiki" / "settings.py", ROOT / "wiki" / "gunicorn.conf.py"):
-        read |= set(VARIABLE_READ.findall(text(source)))
+    for source in ("settings.py", "signin.py", "gunicorn.conf.py"):
+        read |= set(VARIABLE_READ.findall(text(ROOT / "wiki" / source)))
     listed = VARIABLE_ROW.findall(text(ROOT / "docs" / "operations.md"))
     assert sorted(listed) == sorted(read)
 
@@ -106,6 +106,7 @@ def test_operations_lists_exactly_the_variables_the_settings_and_gunicorn_read()
 def test_docs_set_only_variables_the_code_reads():
     readers = [
         ROOT / "wiki" / "settings.py",
+        ROOT / "wiki" / "signin.py",
         ROOT / "wiki" / "gunicorn.conf.py",
         ROOT / "tests" / "conftest.py",
         *sorted((ROOT / "bin").iterdir()),

@@ -302,7 +302,7 @@ def test_revert_is_for_staff_with_a_post_only_and_asks_anonymous_users_to_sign_i
     revision = revisions("Chapter One")[0]
     edit("Chapter One", body="Changed.")
     url = reverse("chapters:revert", args=[revision.history_id])
-    assert client.post(url)["Location"] == f"/admin/login/?next={url}"
+    assert client.post(url)["Location"] == f"/accounts/login/?next={url}"
     reader = django_user_model.objects.create_user("reader", password="pw")
     client.force_login(reader)
     assert client.post(url).status_code == 403

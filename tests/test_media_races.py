@@ -14,7 +14,6 @@ import threading
 import time
 from contextlib import closing
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
@@ -150,7 +149,7 @@ def test_a_name_taken_meanwhile_is_taken_again_and_a_row_not_stored_leaves_no_fi
     def refuse(*args):
         raise RuntimeError("the queue is gone")
 
-    monkeypatch.setattr(uploads.tasks, "process_media", SimpleNamespace(enqueue=refuse))
+    monkeypatch.setattr(uploads.queue, "enqueue", refuse)
     monkeypatch.setattr(uploads, "unique_name", real)
     with pytest.raises(RuntimeError, match="the queue is gone"):
         uploads.add(png_upload(), title="", alt="A", uploader=None)

@@ -117,7 +117,7 @@ def test_file_is_served_as_a_sandboxed_download(client):
 @pytest.mark.django_db
 def test_library_and_uploads_are_for_editors_only(client, django_user_model):
     add_image()
-    assert client.get("/media/")["Location"] == "/admin/login/?next=/media/"
+    assert client.get("/media/")["Location"] == "/accounts/login/?next=/media/"
     json_headers = {"HTTP_ACCEPT": "application/json"}
     assert client.post("/media/upload/", {"file": png_upload()}, **json_headers).json() == {
         "error": "You may not upload images or files."

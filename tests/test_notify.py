@@ -77,9 +77,9 @@ def test_watchers_hear_of_a_saved_change_but_not_its_author(client, watchers, ru
     )
     notes = Notification.objects.order_by("recipient__username")
     assert [(n.recipient.username, n.url, n.emailed is not None) for n in notes] == [
-        ("alice", "area-a/section-a1/chapter-one", True),
-        ("dave", "area-a/section-a1/chapter-one", False),  # no address: not e-mailed
-        ("frank", "area-a/section-a1/chapter-one", True),
+        ("alice", "/area-a/section-a1/chapter-one/", True),
+        ("dave", "/area-a/section-a1/chapter-one/", False),  # no address: not e-mailed
+        ("frank", "/area-a/section-a1/chapter-one/", True),
     ]
 
 

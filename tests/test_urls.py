@@ -3,11 +3,14 @@
 import re
 
 import pytest
+from allauth.account import views as account_views
+from allauth.socialaccount.providers.openid_connect import views as oidc_views
 from django.urls import resolve, reverse
 
 from chapters import crawlers, health, views
 from chapters import urls as chapters_urls
 from chapters.models import RESERVED_ROOT_SLUGS
+from chapters.signin import views as signin_views
 
 
 @pytest.mark.parametrize(
@@ -24,6 +27,20 @@ from chapters.models import RESERVED_ROOT_SLUGS
             crawlers.sitemap_section,
         ),
         ("chapters:healthz", {}, "/healthz", health.healthz),
+        ("account_login", {}, "/accounts/login/", signin_views.login),
+        ("account_logout", {}, "/accounts/logout/", account_views.logout),
+        (
+            "openid_connect_login",
+            {"provider_id": "sso"},
+            "/accounts/oidc/sso/login/",
+            signin_views.sso_login,
+        ),
+        (
+            "openid_connect_callback",
+            {"provider_id": "sso"},
+            "/accounts/oidc/sso/login/callback/",
+            oidc_views.callback,
+        ),
         ("chapters:node", {"path": "ml-systems"}, "/ml-systems/", views.node_detail),
         (
             "chapters:node",

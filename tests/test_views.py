@@ -422,12 +422,14 @@ def test_header_tells_readers_and_editors_apart(client, small_tree, admin_user):
     page = "/area-a/section-a1/chapter-two/"
     header = soup(client.get(page)).find("header", class_="site-header")
     sign_in = header.find("a", class_="sign-in")
-    assert (sign_in.get_text(), sign_in["href"]) == ("Sign in", f"/admin/login/?next={page}")
+    assert (sign_in.get_text(), sign_in["href"]) == ("Sign in", f"/accounts/login/?next={page}")
     assert header.find(class_="account") is None
     client.force_login(admin_user)
     header = soup(client.get(page)).find("header", class_="site-header")
     account = header.find(class_="account")
-    assert " ".join(account.get_text().split()) == "Signed in as admin · Edit · Sign out"
+    assert " ".join(account.get_text().split()) == (
+        "Signed in as admin · Review (0) · Notifications (0) · Edit · Sign out"
+    )
     assert account.find("a", class_="edit-link")["href"] == "/edit/area-a/section-a1/chapter-two/"
     form = account.find("form")
     assert (
@@ -436,17 +438,19 @@ def test_header_tells_readers_and_editors_apart(client, small_tree, admin_user):
         form.find("input", attrs={"name": "next"})["value"],
     ) == (
         "post",
-        "/admin/logout/",
+        "/accounts/logout/",
         page,
     )
     assert header.find("a", class_="sign-in") is None
     search = " ".join(soup(client.get("/search/")).find(class_="account").get_text().split())
-    assert search == "Signed in as admin · Sign out"  # no page to edit
+    assert search == (
+        "Signed in as admin · Review (0) · Notifications (0) · Sign out"
+    )  # no page to edit
 
 
 @pytest.mark.django_db
 def test_sign_out_from_the_header_returns_to_the_page(client, small_tree, admin_user):
     client.force_login(admin_user)
-    response = client.post("/admin/logout/", {"next": "/area-b/"})
+    response = client.post("/accounts/logout/", {"next": "/area-b/"})
     assert (response.status_code, response["Location"]) == (302, "/area-b/")
     assert "_auth_user_id" not in client.session

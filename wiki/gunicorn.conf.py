@@ -78,7 +78,7 @@ def child_exit(server, worker):
 
 # A request line may be as long as gunicorn allows (its default is 4094 bytes): a page's URL
 # in a script other than Latin takes up to 12 bytes a letter, and the model keeps every
-# page's URL within this (chapters.models.node.REQUEST_LINE_MAX_LENGTH).
+# page's URL within this (chapters.models.placement.REQUEST_LINE_MAX_LENGTH).
 limit_request_line = 8190
 
 # A request that takes longer than this is stuck: its worker is killed and replaced. On a

@@ -48,6 +48,7 @@ manner of cookiecutter-django:
 - ``WIKI_METRICS_TOKEN``: the bearer token that opens ``/metrics`` to a scraper, and
   ``WIKI_METRICS_ALLOW_IPS``: comma-separated networks (CIDR) whose clients may read it
   (``chapters.metrics``). Default: neither; staff users only.
+- ``WIKI_OIDC_*`` (single sign-on) and ``WIKI_SIGNUP_OPEN``: ``wiki/signin.py``.
 
 With debug off, static files are served by WhiteNoise from ``STATIC_ROOT`` under hashed,
 compressed names, so ``manage.py collectstatic`` must have run (``bin/serve-production`` runs
@@ -61,23 +62,9 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from wiki.environment import env_flag
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env_flag(name, default=False):
-    """Return the boolean value of the environment variable ``name``.
-
-    Args:
-        name: the variable's name.
-        default: the value when the variable is unset or empty.
-
-    Returns:
-        True for ``1``, ``true``, ``yes`` or ``on`` (any case), False for anything else.
-    """
-    value = os.environ.get(name, "").strip().lower()
-    if not value:
-        return default
-    return value in {"1", "true", "yes", "on"}
 
 
 DEBUG = env_flag("DJANGO_DEBUG")
@@ -115,6 +102,11 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    # The sign-in page and single sign-on (wiki/signin.py, chapters/signin/).
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.openid_connect",
     "chapters",
 ]
 
@@ -144,6 +136,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # django-allauth's sign-in flows (chapters/signin/).
+    "allauth.account.middleware.AccountMiddleware",
     # Lets django-simple-history record the signed-in user as a revision's author.
     "simple_history.middleware.HistoryRequestMiddleware",
     # Last, as django-axes asks: turns a locked-out sign-in into its lockout page.
@@ -163,6 +157,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "chapters.context_processors.wiki",
+                "chapters.context_processors.account",
             ],
         },
     },
@@ -444,8 +439,12 @@ BEHIND_PROXY = env_flag("DJANGO_BEHIND_PROXY")
 if BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
-# Admin sign-in: after AXES_FAILURE_LIMIT failed attempts from one address, that address is
-# refused (429, templates/axes_lockout.html) for AXES_COOLOFF_TIME; a success resets the count.
+# Signing in, on the site (/accounts/login/) and by single sign-on: wiki/signin.py.
+from wiki.signin import *  # noqa: E402,F403
+
+# Sign-in, on the site and in the admin: after AXES_FAILURE_LIMIT failed attempts from one
+# address, that address is refused (429, templates/axes_lockout.html) for AXES_COOLOFF_TIME;
+# a success resets the count.
 # Staff can lift a lockout in the admin (Axes > Access attempts) or with manage.py axes_reset.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",

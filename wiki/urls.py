@@ -1,4 +1,5 @@
-"""Root URLconf: the admin, the API, then the wiki's pages (which take every other path)."""
+"""Root URLconf: the admin, the API, the sign-in pages, then the wiki's pages (which take every
+other path)."""
 
 from django.contrib import admin
 from django.templatetags.static import static
@@ -17,5 +18,7 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=static_lazy("favicon.svg"), permanent=True)),
     # The REST API (chapters.api), before the wiki's pages, which take every other path.
     path("api/", include("chapters.api.urls")),
+    # Signing in and out, single sign-on (chapters.signin).
+    path("accounts/", include("chapters.signin.urls")),
     path("", include("chapters.urls")),
 ]

@@ -13,7 +13,6 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..media import uploads
 from ..media.forms import UploadForm
 from ..media.views import described
 from ..permissions import can_upload
@@ -68,12 +67,7 @@ class MediaUpload(APIView):
         if not form.is_valid():
             form_errors(form)
         try:
-            item = uploads.add(
-                form.cleaned_data["file"],
-                title=form.cleaned_data["title"],
-                alt=form.cleaned_data["alt"],
-                uploader=request.user,
-            )
+            item = form.save(request.user)
         except ValidationError as error:
             raise serializers.ValidationError({"file": error.messages}) from None
         return Response(described(item), status=201)

@@ -65,6 +65,15 @@ class ChangeSerializer(serializers.Serializer):
     status = serializers.CharField()
     parent = serializers.IntegerField(source="parent_id", allow_null=True)
     body = serializers.CharField()
+    slug = serializers.CharField(help_text="The new address proposed by the outline, or empty.")
+    target = serializers.IntegerField(
+        source="target_id",
+        allow_null=True,
+        help_text="The outline's move: the page it goes beside or into (see position).",
+    )
+    position = serializers.CharField(
+        help_text="left (before), right (after), last-child, or empty."
+    )
     comment = serializers.CharField()
 
 
@@ -120,7 +129,13 @@ class DecisionView(APIView):
         decision, base_url = form.cleaned_data, request.build_absolute_uri("/")
         try:
             if decision["decision"] == "approve":
-                workflow.approve(change, request.user, base_url, seen=decision["version"])
+                workflow.approve(
+                    change,
+                    request.user,
+                    base_url,
+                    seen=decision["version"],
+                    comment=decision["comment"],
+                )
             else:
                 workflow.send_back(
                     change, request.user, decision["comment"], base_url, seen=decision["version"]

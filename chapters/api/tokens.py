@@ -23,7 +23,7 @@ class TokenForm(forms.Form):
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
-@login_required(login_url="admin:login")
+@login_required
 def tokens(request):
     """List the user's tokens (GET); make one and show its secret once (POST)."""
     form = TokenForm(request.POST if request.method == "POST" else None)
@@ -36,7 +36,7 @@ def tokens(request):
 
 
 @require_POST
-@login_required(login_url="admin:login")
+@login_required
 def revoke(request, pk):
     """Revoke one of the user's own tokens, then go back to the list."""
     token = get_object_or_404(ApiToken, pk=pk, user=request.user)

@@ -30,6 +30,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from .. import queue
 from ..models import BookBuild, Node
 from .content import book_of
 
@@ -96,8 +97,6 @@ def start(key, again=False):
     Returns:
         The build's row, as it is after this call.
     """
-    from ..tasks import build_book
-
     build = key.builds.first()
     if build is not None and build.status == BookBuild.Status.BUILDING:
         return build
@@ -112,7 +111,7 @@ def start(key, again=False):
         except IntegrityError:
             build = key.builds.get()
         else:
-            build_book.enqueue(key.root, key.format, key.version)
+            queue.enqueue("build_book", key.root, key.format, key.version)
             return build
         restart = [BookBuild.Status.FAILED] if again else []
         if ready(key) is None:
@@ -120,7 +119,7 @@ def start(key, again=False):
         if key.builds.filter(status__in=restart).update(
             status=BookBuild.Status.BUILDING, done=0, error="", finished=None
         ):
-            build_book.enqueue(key.root, key.format, key.version)
+            queue.enqueue("build_book", key.root, key.format, key.version)
             build.refresh_from_db()
     return build
 

@@ -53,13 +53,15 @@ shared cache keeps.
 
 **Kept pages for readers.** A reader is a GET or HEAD without a session or messages cookie:
 anonymous, with no messages waiting, so their page is the same for every reader. A view
-decorated with :func:`~.pages.cached_page` keeps a reader's page (a 200 that sets no
-cookie, once the middleware after ``ReaderPageMiddleware`` have seen it) whole in Django's
-cache under the version of the pages and its URL without the query (scheme, host and path:
-a page names its own absolute URL); each process also keeps the last few it read in its own
-memory (:func:`~.pages.kept_page`). Parts of pages are kept by the modules that build them,
-under the same version or under a digest of their content (``chapters.contents``: the table
-of contents and what each page shows of the tree).
+decorated with :func:`~.pages.cached_page` keeps a reader's page (a 200 that sets no cookie,
+once the middleware after ``ReaderPageMiddleware`` have seen it) whole in Django's cache
+under the version of the pages and its URL without the query (scheme, host and path: a page
+names its own absolute URL); each process also keeps the last few it read in its own memory
+(:func:`~.pages.kept_page`). The decorator hands the page to keep, with its key and version,
+over to the middleware on the response, and marks its views so that the middleware know them
+before any view runs: both explicit in :mod:`~.handover`. Parts of pages are kept by the
+modules that build them, under the same version or under a digest of their content
+(``chapters.contents``: the table of contents and what each page shows of the tree).
 
 **The two middleware**, in ``MIDDLEWARE`` (``wiki/settings.py``):
 
@@ -84,10 +86,10 @@ is always rendered.
 (:mod:`~.backends`, the backend ``REDIS_URL`` selects): pages are rendered, not refused.
 
 The modules: :mod:`~.validators` (the version of the pages, the viewer, ETag and
-Last-Modified), :mod:`~.pages` (``cached_page`` and kept pages), :mod:`~.middleware` (the
-two middleware), :mod:`~.version_watch` (each process's version, kept by PostgreSQL's
-notifications) and :mod:`~.backends` (the Redis backend that answers a miss when Redis is
-down).
+Last-Modified), :mod:`~.pages` (``cached_page`` and kept pages), :mod:`~.handover` (what the
+decorator and the middleware tell each other), :mod:`~.middleware` (the two middleware),
+:mod:`~.version_watch` (each process's version, kept by PostgreSQL's notifications) and
+:mod:`~.backends` (the Redis backend that answers a miss when Redis is down).
 """
 
 from .middleware import ReaderNotModifiedMiddleware, ReaderPageMiddleware

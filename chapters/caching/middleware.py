@@ -16,6 +16,7 @@ from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 
 from ..metrics import READER_CACHE
+from .handover import is_marked
 from .pages import kept_page, mark_for_readers, page_key, still_for_readers
 from .validators import etag, is_reader, version, wiki_version
 
@@ -220,4 +221,4 @@ def resolves_to_cached_page(resolver, path):
         match = resolver.resolve(path)
     except Resolver404:
         return False
-    return getattr(match.func, "cached_page", False)
+    return is_marked(match.func)

@@ -14,6 +14,7 @@ from django.core.cache import cache
 from django.utils.cache import cc_delim_re, patch_cache_control
 from django.views.decorators.http import condition
 
+from .handover import hand_over, handed_over, mark_view
 from .validators import etag, is_reader, last_modified, version
 
 __all__ = [
@@ -79,7 +80,7 @@ def cached_page(view):
     def serve(request, *args, **kwargs):
         response = view(request, *args, **kwargs)
         if is_reader(request) and response.status_code == 200 and not response.streaming:
-            response.kept_as = (page_key(request), version(request))
+            hand_over(response, page_key(request), version(request))
         return response
 
     @wraps(view)
@@ -91,8 +92,7 @@ def cached_page(view):
             mark_private(response)
         return response
 
-    respond.cached_page = True  # the reader middleware answer for it
-    return respond
+    return mark_view(respond)  # the reader middleware answer for it (.handover)
 
 
 def page_key(request):
@@ -150,8 +150,8 @@ def still_for_readers(response):
     empty session of a reader) or set a cookie (the messages middleware keeps a message
     left for a reader in one). A response :func:`mark_for_readers` made public is marked
     again: without ``Vary: Cookie``, or private when it now sets a cookie. A page
-    :func:`cached_page` rendered for a reader (a 200, not streamed) is then kept in Django's
-    cache, unless it sets a cookie.
+    :func:`cached_page` rendered for a reader (a 200, not streamed) and handed over
+    (:mod:`.handover`) is then kept in Django's cache, unless it sets a cookie.
 
     Args:
         response: the response to a reader's request; changed in place when it is public.
@@ -161,10 +161,9 @@ def still_for_readers(response):
     """
     if "public" in cc_delim_re.split(response.get("Cache-Control", "")):
         mark_for_readers(response)
-    kept_as = getattr(response, "kept_as", None)
-    if kept_as is not None and not response.cookies:
-        key, pages_version = kept_as
-        cache.set(key, response.content, version=pages_version)
+    kept = handed_over(response)
+    if kept is not None and not response.cookies:
+        cache.set(kept.key, response.content, version=kept.version)
     return response
 
 

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.messages.storage.cookie import CookieStorage
 
-from ..models import PendingChange, Watch
+from ..models import Notification, PendingChange, Watch
 from ..permissions import can_edit
 from .version_watch import watch
 
@@ -119,8 +119,9 @@ def viewer(request):
         link), then the state of what their pages show that the wiki's version does not
         follow, when there is any: for an editor, the pending changes (a page says a change
         waits for review: ``PendingChange.objects.stamp()``), and the pages they watch
-        (their Watch buttons: ``Watch.objects.stamp()``). None when messages are waiting to
-        be shown.
+        (their Watch buttons: ``Watch.objects.stamp()``), and their notifications (the
+        header's count: ``Notification.objects.stamp()``). None when messages are waiting
+        to be shown.
     """
     if is_reader(request):
         return "reader"
@@ -132,7 +133,8 @@ def viewer(request):
     editor = can_edit(user)
     seen_by = f"user-{user.pk}{'-editor' if editor else ''}"
     pending = PendingChange.objects.stamp() if editor else ""
-    state = [part for part in (pending, Watch.objects.stamp(user)) if part]
+    shown = (pending, Watch.objects.stamp(user), Notification.objects.stamp(user))
+    state = [part for part in shown if part]
     return "-".join([seen_by, *state])
 
 

@@ -70,6 +70,20 @@ class Merge:
     fields: list
     body: list
     conflicting_fields: list
+    body_conflicts: int = 0
+
+    @property
+    def clean(self):
+        """True when the two merged without a conflict, in the text or in a field."""
+        return not self.conflicting_fields and not self.body_conflicts
+
+    def saved_notice(self):
+        """Return the sentence telling the editor their save was merged and saved at once."""
+        author = self.revision.history_user or "a script"
+        return (
+            f"{author} saved this page at {self.revision.history_date:%Y-%m-%d %H:%M} UTC "
+            "while you were editing it: their change was merged with yours."
+        )
 
 
 def resolve_conflict(data, choice):
@@ -88,6 +102,35 @@ def resolve_conflict(data, choice):
     if index.isdecimal() and side in ("yours", "theirs", "both"):
         data["body"] = resolve(data.get("body", ""), int(index), side)
     return data
+
+
+def merge_message(theirs, body_conflicts, labels):
+    """Return the sentence telling the editor what happened to their save.
+
+    Args:
+        theirs: the revision saved meanwhile.
+        body_conflicts: how many places in the text conflict.
+        labels: the labels of the fields that conflict.
+    """
+    author = theirs.history_user or "a script"
+    said = (
+        f"{author} saved this page at {theirs.history_date:%Y-%m-%d %H:%M} UTC while you "
+        "were editing it, so your changes have not been saved yet. "
+    )
+    if not body_conflicts and not labels:
+        return said + (
+            "Their change (shown below) has been merged with yours: check the result, "
+            "then save again."
+        )
+    parts = []
+    if body_conflicts:
+        parts.append(f"{body_conflicts} place{'s' if body_conflicts != 1 else ''} in the text")
+    if labels:
+        parts.append(f"the field{'s' if len(labels) != 1 else ''} {', '.join(labels)}")
+    return said + (
+        f"You both changed {' and '.join(parts)}: choose between your version and theirs "
+        "below, then save again. Their other changes have been merged with yours."
+    )
 
 
 class MergingFormMixin(forms.Form):
@@ -252,37 +295,16 @@ class MergingFormMixin(forms.Form):
         for field, (mine, other) in carried.items():
             self.offer_choice(field, mine, other)
         changes = compare(base, theirs) if base else {"fields": [], "body": []}
+        labels = [self.fields[name].label or name for name in carried]
         self.merge = Merge(
-            message=self.merge_message(theirs, body_conflicts, list(carried)),
+            message=merge_message(theirs, body_conflicts, labels),
             revision=theirs,
             fields=changes["fields"],
             body=changes["body"],
-            conflicting_fields=[self.fields[name].label or name for name in carried],
+            conflicting_fields=labels,
+            body_conflicts=body_conflicts,
         )
         return self.merge
-
-    def merge_message(self, theirs, body_conflicts, fields):
-        """Return the sentence telling the editor what happened to their save."""
-        author = theirs.history_user or "a script"
-        said = (
-            f"{author} saved this page at {theirs.history_date:%Y-%m-%d %H:%M} UTC while you "
-            "were editing it, so your changes have not been saved yet. "
-        )
-        if not body_conflicts and not fields:
-            return said + (
-                "Their change (shown below) has been merged with yours: check the result, "
-                "then save again."
-            )
-        parts = []
-        if body_conflicts:
-            parts.append(f"{body_conflicts} place{'s' if body_conflicts != 1 else ''} in the text")
-        if fields:
-            labels = ", ".join(self.fields[name].label or name for name in fields)
-            parts.append(f"the field{'s' if len(fields) != 1 else ''} {labels}")
-        return said + (
-            f"You both changed {' and '.join(parts)}: choose between your version and theirs "
-            "below, then save again. Their other changes have been merged with yours."
-        )
 
     def attname(self, name):
         """Return the revision's name for form field ``name`` (``parent_id`` for the parent)."""

@@ -178,9 +178,10 @@ class DecisionForm(forms.Form):
     version = forms.CharField(widget=forms.HiddenInput, max_length=40)
     decision = forms.ChoiceField(choices=[("approve", "Approve"), ("send_back", "Send back")])
     comment = forms.CharField(
+        label="Message to the author",
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Why it goes back, for its author.",
+        help_text="Why it goes back (needed to send it back), or a word with the approval.",
     )
 
     def clean(self):
@@ -189,3 +190,33 @@ class DecisionForm(forms.Form):
         if cleaned.get("decision") == "send_back" and not cleaned.get("comment", "").strip():
             self.add_error("comment", "Say why the change goes back to its author.")
         return cleaned
+
+
+class CommentForm(forms.Form):
+    """A comment on a pending change, on the whole of it or on one ``line`` of its diff.
+
+    Args:
+        lines: the keys of the diff's lines (``chapters.diff.Line.key``) a comment may name.
+    """
+
+    line = forms.CharField(required=False, widget=forms.HiddenInput, max_length=16)
+    text = forms.CharField(
+        label="Comment on the change",
+        max_length=4000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        error_messages={"required": "Write the comment first."},
+    )
+
+    def __init__(self, *args, lines=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lines = set(lines)
+
+    def clean_line(self):
+        """Refuse a line the change's diff does not show (it may have been edited since)."""
+        line = self.cleaned_data["line"]
+        if line and line not in self.lines:
+            raise forms.ValidationError(
+                "That line is not in the change's diff any more: the change was edited since. "
+                "Comment on the change as a whole, or on a line of it as it is now."
+            )
+        return line

@@ -22,14 +22,16 @@ from django.core.mail import EmailMessage, get_connection
 from django.urls import reverse
 from django.utils import timezone
 
-from .. import tasks
+from .. import queue
 from ..models import Node, Notification, Watch, one_line
-from ..permissions import can_edit
+from ..permissions import can_edit, can_review
 
 __all__ = [
     "SUBJECT_PREFIX",
     "change_decided",
+    "change_commented",
     "change_proposed",
+    "reviewers",
     "send",
     "tell",
     "tell_of_revisions",
@@ -87,7 +89,7 @@ def _record(key, rows):
     task e-mailing them."""
     if rows:
         Notification.objects.bulk_create(rows, ignore_conflicts=True)
-        tasks.send_notifications.enqueue(key)
+        queue.enqueue("send_notifications", key)
 
 
 def send(key):
@@ -200,10 +202,18 @@ def tell_of_revisions(first, last, base_url, deleted_watchers):
         body = "\n\n".join("\n".join(lines) for _, lines in parts) + "\n"
         rows.append(
             Notification(
-                recipient=active[user_id], key=key, subject=subject, body=body, url=theirs[0].path
+                recipient=active[user_id], key=key, subject=subject, body=body, url=_url(theirs[0])
             )
         )
     _record(key, rows)
+
+
+def _url(revision):
+    """Return the address of what a revision tells of: its page, or, for a page deleted,
+    the revision (the page as it was)."""
+    if revision.history_type == "-":
+        return reverse("chapters:revision", args=[revision.history_id])
+    return reverse("chapters:node", kwargs={"path": revision.path})
 
 
 def _covering(path):
@@ -212,9 +222,20 @@ def _covering(path):
     return ["/".join(parts[:end]) for end in range(1, len(parts) + 1)]
 
 
+def reviewers(*, besides=()):
+    """Return the active users who may review (``permissions.can_review``: the Reviewer and
+    Admin groups, superusers), in the order they joined, but not ``besides`` (users)."""
+    left_out = {user.pk for user in besides if user is not None}
+    found = get_user_model().objects.with_perm(
+        "chapters.publish_node", backend="django.contrib.auth.backends.ModelBackend"
+    )
+    found = found.order_by("pk")
+    return [user for user in found if user.pk not in left_out and can_review(user)]
+
+
 def change_proposed(change, base_url):
-    """Tell the watchers of a page who may see a pending change (editors) that a change to
-    it waits for review.
+    """Tell the reviewers, and the watchers of a page who may see a pending change
+    (editors), that a change to it waits for review.
 
     Readers do not see a change before it is approved, so neither do the watchers who are
     not editors hear of it; the message names the page by its stored title, never the title
@@ -232,8 +253,12 @@ def change_proposed(change, base_url):
         f"Summary: {summary}" if summary else "",
         f"The change: {base_url.rstrip('/')}{change.get_absolute_url()}",
     ]
+    told = reviewers(besides=[author])
+    told += [
+        user for user in watchers(node, besides=[author], editors_only=True) if user not in told
+    ]
     tell(
-        watchers(node, besides=[author], editors_only=True),
+        told,
         f"change:{change.pk}:proposed:{change.version}",
         f"A change to “{node.title}” by {author} waits for review",
         "\n".join(line for line in lines if line) + "\n",
@@ -272,4 +297,35 @@ def change_decided(change, base_url):
         f"The change to “{node.title}” by {author} was {verb} by {reviewer}",
         "\n".join(line for line in lines if line) + "\n",
         change.get_absolute_url(),
+    )
+
+
+def change_commented(comment, base_url):
+    """Tell the author of a pending change, and everyone who commented on it before, of a
+    new comment on it; not the comment's own author.
+
+    Args:
+        comment: the :class:`~chapters.models.ReviewComment`, just saved.
+        base_url: the site's address, for the links.
+    """
+    change = comment.change
+    node = Node.objects.get(pk=change.node_id)
+    before = change.comments.exclude(pk=comment.pk).select_related("author")
+    told = {}
+    for user in [change.author, *(earlier.author for earlier in before)]:
+        if user.is_active and user != comment.author:
+            told.setdefault(user.pk, user)
+    where = f" on line {comment.line.split('-')[1]}" if comment.line else ""
+    url = f"{change.get_absolute_url()}#comment-{comment.pk}"
+    lines = [
+        f"{comment.author} commented{where} on the change to “{node.title}” by {change.author}:",
+        one_line(comment.text),
+        f"The change: {base_url.rstrip('/')}{url}",
+    ]
+    tell(
+        list(told.values()),
+        f"change:{change.pk}:comment:{comment.pk}",
+        f"{comment.author} commented on the change to “{node.title}”",
+        "\n".join(lines) + "\n",
+        url,
     )

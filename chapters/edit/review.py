@@ -1,5 +1,5 @@
-"""The review's pages, and watching: the queue of pending changes, one change with its diff
-and the reviewer's decision, and the Watch button.
+"""The review's pages, and watching: the queue of pending changes, one change with its diff,
+its comments and the reviewer's decision, and the Watch button.
 
 Short function views; what a decision does is :mod:`chapters.edit.workflow`'s.
 """
@@ -11,28 +11,32 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from ..diff import choice_label, diff_text, field_changes
-from ..models import Node, PendingChange, Watch
+from ..models import Node, PendingChange, ReviewComment, Watch
 from ..navigation import title_paths
 from ..permissions import can_edit, can_review, can_watch
-from . import workflow
-from .forms import DecisionForm
+from . import notify, workflow
+from .forms import CommentForm, DecisionForm
 
-__all__ = ["change_detail", "queue", "watch"]
+__all__ = ["change_detail", "comment", "queue", "watch"]
 
 
-@login_required(login_url="admin:login")
+@login_required
 def queue(request):
-    """List the changes waiting for review, oldest first, each with its diff (reviewers;
-    anonymous users are sent to sign in first, as on the editor's pages)."""
+    """List the changes waiting for review, oldest first, each with its author, page, age,
+    size (lines added and removed) and diff (reviewers; anonymous users are sent to sign in
+    first, as on the editor's pages)."""
     if not can_review(request.user):
         raise PermissionDenied("Only reviewers see the review queue.")
     changes = PendingChange.objects.waiting().select_related("node", "author", "parent")
     paths = title_paths()
     rows = [{"change": change, **_diff(change, paths)} for change in changes]
+    for row in rows:
+        kinds = [line.kind for hunk in row["body"] for line in hunk]
+        row["added"], row["removed"] = kinds.count("insert"), kinds.count("delete")
     return render(request, "chapters/edit/queue.html", {"rows": rows})
 
 
-@login_required(login_url="admin:login")
+@login_required
 def change_detail(request, change_id):
     """Show a pending change with its diff (editors; anonymous users are sent to sign in
     first); a reviewer decides on it (POST)."""
@@ -55,8 +59,55 @@ def change_detail(request, change_id):
             return redirect(change)
         if form.is_valid():
             return _decide(request, change, form.cleaned_data)
-    context = {"change": change, "form": form, **_diff(change, title_paths())}
+    return _show_change(request, change, form)
+
+
+def _show_change(request, change, form, comment_form=None):
+    """Render the page of ``change``: its diff, its comments, the decision's form."""
+    shown = _diff(change, title_paths())
+    lines = [line.key for hunk in shown["body"] for line in hunk]
+    if comment_form is None:
+        comment_form = CommentForm(initial={"line": request.GET.get("line", "")}, lines=lines)
+    threads = {}
+    for comment in change.comments.select_related("author"):
+        threads.setdefault(comment.line, []).append(comment)
+    context = {
+        "change": change,
+        "form": form,
+        "comment_form": comment_form,
+        "commenting_on": comment_form["line"].value() or "",
+        "general": threads.pop("", []),
+        "threads": threads,
+        **shown,
+    }
     return render(request, "chapters/edit/change.html", context)
+
+
+@login_required
+@require_POST
+def comment(request, change_id):
+    """Add a comment to a pending change, on the whole of it or on a line of its diff
+    (editors, who see changes); its author and those who commented before are told."""
+    if not can_edit(request.user):
+        raise PermissionDenied("Only editors comment on proposed changes.")
+    change = get_object_or_404(
+        PendingChange.objects.select_related("node", "author", "reviewer", "parent"),
+        pk=change_id,
+    )
+    lines = [line.key for hunk in _diff(change, title_paths())["body"] for line in hunk]
+    form = CommentForm(request.POST, lines=lines)
+    if not form.is_valid():
+        decision = DecisionForm(initial={"version": change.version})
+        return _show_change(request, change, decision, comment_form=form)
+    posted = ReviewComment.objects.create(
+        change=change,
+        author=request.user,
+        line=form.cleaned_data["line"],
+        text=form.cleaned_data["text"].strip(),
+    )
+    notify.change_commented(posted, request.build_absolute_uri("/"))
+    messages.success(request, "Your comment was added.")
+    return redirect(f"{change.get_absolute_url()}#comment-{posted.pk}")
 
 
 def _decide(request, change, decision):
@@ -66,7 +117,9 @@ def _decide(request, change, decision):
     seen = decision["version"]
     try:
         if decision["decision"] == "approve":
-            reason = workflow.approve(change, request.user, base_url, seen=seen)
+            reason = workflow.approve(
+                change, request.user, base_url, seen=seen, comment=decision["comment"]
+            )
         else:
             workflow.send_back(change, request.user, decision["comment"], base_url, seen=seen)
     except ValidationError as refused:

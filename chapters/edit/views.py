@@ -10,10 +10,9 @@ the completion of wiki links and the autosave.
 import json
 
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
 from django.core.cache import cache
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpResponse, JsonResponse
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -21,11 +20,19 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ..caching import version
 from ..markdown import BODY_MAX_LENGTH
-from ..models import TITLE_MAX_LENGTH, EditDraft, Node, PathRedirect, one_line, tree_write
+from ..models import (
+    TITLE_MAX_LENGTH,
+    EditDraft,
+    Node,
+    PendingChange,
+    one_line,
+    tree_write,
+)
 from ..navigation import breadcrumb, title_paths
 from ..permissions import can_add, can_edit, can_preview
 from . import workflow
 from .forms import EditForm
+from .lookup import allowed, find, posted_id
 from .merge import lines
 from .preview import preview_or_error
 
@@ -42,57 +49,12 @@ DRAFT_LIMITS = {
 DRAFT_FIELDS = tuple(DRAFT_LIMITS)
 
 
-def _allowed(request, rule):
-    """Return a redirect to sign in for an anonymous user; raise 403 when ``rule`` refuses.
-
-    Raises:
-        PermissionDenied: a signed-in user whom ``rule`` refuses.
-    """
-    if not request.user.is_authenticated:
-        return redirect_to_login(request.get_full_path(), "admin:login")
-    if not rule(request.user):
-        raise PermissionDenied("You may not edit pages.")
-    return None
-
-
-def _find(path, **kind):
-    """Return the node at ``path``, or the node that was at ``path`` before a move or rename.
-
-    An editor who opened the editor before someone moved the page, or a section above it,
-    posts the form and its drafts to the old path: they reach the page, as a reader following
-    the old path does (``PathRedirect``), and no work is lost.
-
-    Args:
-        path: the path in the URL.
-        kind: ``kind=Node.Kind.SECTION`` to find only a section.
-
-    Raises:
-        Http404: no node of that kind is, or was, at ``path``.
-    """
-    node = Node.objects.filter(path=path, **kind).first()
-    if node is None:
-        moved = PathRedirect.objects.select_related("node").filter(old_path=path).first()
-        if moved is None or moved.node.kind != kind.get("kind", moved.node.kind):
-            raise Http404("No page is, or was, at this path.")
-        node = moved.node
-    return node
-
-
-def _posted_id(request, name):
-    """Return the id posted as ``name``, or None where it is missing or cannot be an id (the
-    range of the editor form's ``base_revision``: what every database's 64-bit keys hold)."""
-    try:
-        return EditForm.base_fields["base_revision"].clean(request.POST.get(name, ""))
-    except ValidationError:
-        return None
-
-
 def _opened(request, node, path):
     """Return the page a posted form was opened on: ``node``, unless the form's base revision
     is one of another page still stored that a revision records at ``path`` (that page moved,
     and ``node`` took its old path). A base revision of any other page is not followed (a
     forged form): the form, for ``node``, refuses it (``conflicts.FOREIGN_BASE``)."""
-    base = _posted_id(request, "base_revision")
+    base = posted_id(request, "base_revision")
     if base is not None:
         opened = Node.history.filter(history_id=base).values_list("id", flat=True).first()
         if opened not in (None, node.pk) and Node.history.filter(id=opened, path=path).exists():
@@ -110,10 +72,10 @@ def edit(request, path):
     """Show the editor of the page at ``path`` (editors, ``permissions.can_edit``); save it.
 
     A GET at a path the page had before redirects to its path now; a POST there saves it."""
-    denied = _allowed(request, can_edit)
+    denied = allowed(request, can_edit)
     if denied:
         return denied
-    node = _find(path)
+    node = find(path)
     if request.method == "POST":
         return _editor(request, _opened(request, node, path), adding=False)
     if node.path != path:
@@ -124,10 +86,10 @@ def edit(request, path):
 def new(request, path):
     """Show the editor of a new chapter in the section at ``path`` (``permissions.can_add``);
     save it. Old paths are followed as by :func:`edit`."""
-    denied = _allowed(request, can_add)
+    denied = allowed(request, can_add)
     if denied:
         return denied
-    section = _find(path, kind=Node.Kind.SECTION)
+    section = find(path, kind=Node.Kind.SECTION)
     if request.method != "POST" and section.path != path:
         return _moved(request, "chapters:new", section)
     return _editor(request, section, adding=True)
@@ -153,9 +115,11 @@ def _editor(request, node, adding):
     bodies = ["\n".join(lines(request.POST.get("body", "")))] if saving else []
     with tree_write(request=request, bodies=bodies):
         node = get_object_or_404(Node, pk=node.pk)
-        form, page, change = _save(request, node, adding)
+        form, page, change, merge = _save(request, node, adding)
     if form is not None:
         return _show(request, node, adding, form)
+    if merge is not None:
+        messages.info(request, merge.saved_notice())
     if page is None:
         messages.info(request, "Nothing was changed, so no revision was saved.")
         return redirect(node)
@@ -169,17 +133,28 @@ def _editor(request, node, adding):
 def _save(request, node, adding):
     """Check the posted form and save it, in the write open (see :func:`_editor`).
 
+    A save made from an older revision than the page's latest is merged with it
+    (``ConflictsMixin.clean_merge``); a merge without a conflict is saved at once, the form
+    checked again with the merged values, and only a conflict shows the form again.
+
     Returns:
-        ``(form, page, change)``: the form to show again and Nones; or None, the page saved
-        (None when nothing changed) and the pending change made for review (or None).
+        ``(form, page, change, merge)``: the form to show again and Nones; or None, the page
+        saved (None when nothing changed), the pending change made for review (or None) and
+        the clean merge the save made (or None).
     """
     form = EditForm(request.POST, node=_page(node, adding), user=request.user)
-    if "preview" in request.POST or form.resolving or not form.is_valid():
-        return form, None, None
+    if "preview" in request.POST or form.resolving:
+        return form, None, None, None
+    merge = None
+    if not form.is_valid() and form.merge is not None and form.merge.clean:
+        merge = form.merge
+        form = EditForm(form.data, node=_page(node, adding), user=request.user)
+    if not form.is_valid():
+        return form, None, None, None
     page = form.instance
     if not adding and not changed(form):
         EditDraft.objects.filter(user=request.user, node=node, adding=adding).delete()
-        return None, None, None
+        return None, None, None, merge
     try:
         change = workflow.save_edit(
             page,
@@ -190,9 +165,9 @@ def _save(request, node, adding):
         )
     except ValidationError as error:
         form.add_error(None, error)
-        return form, None, None
+        return form, None, None, None
     EditDraft.objects.filter(user=request.user, node=node, adding=adding).delete()
-    return None, page, change
+    return None, page, change, merge
 
 
 def changed(form):
@@ -246,6 +221,7 @@ def _show(request, node, adding, form):
     body = form["body"].value() or ""
     rendered = preview_or_error(body, "" if adding else node.pk)
     draft_offer = None
+    sent_back = None if adding else PendingChange.objects.sent_back_to(user, node)
     if request.method == "GET" and request.GET.get("restore") != "draft":
         draft_offer = EditDraft.objects.filter(user=user, node=node, adding=adding).first()
     context = {
@@ -258,6 +234,9 @@ def _show(request, node, adding, form):
         "draft_offer": draft_offer,
         "draft_url": _draft_url(node, adding),
         "pending": [] if adding else list(node.pending_changes.waiting().select_related("author")),
+        "sent_back": sent_back,
+        "editing_sent_back": sent_back is not None
+        and request.GET.get("change") == str(sent_back.pk),
     }
     return render(request, "chapters/edit/editor.html", context)
 
@@ -280,7 +259,7 @@ def draft(request, path, adding=False):
     rule = can_add if adding else can_edit
     if not rule(request.user):
         return JsonResponse({"error": "You may not edit pages."}, status=403)
-    node = _find(path, kind=Node.Kind.SECTION) if adding else _opened(request, _find(path), path)
+    node = find(path, kind=Node.Kind.SECTION) if adding else _opened(request, find(path), path)
     drafts = EditDraft.objects.filter(user=request.user, node=node, adding=adding)
     editor = reverse("chapters:new" if adding else "chapters:edit", args=[node.path])
     if "discard" in request.POST:
@@ -294,9 +273,9 @@ def draft(request, path, adding=False):
         for name in DRAFT_FIELDS
     }
     fields["summary"] = one_line(fields["summary"])
-    parent = _posted_id(request, "parent")
+    parent = posted_id(request, "parent")
     fields["parent"] = Node.objects.filter(pk=parent).first() if parent is not None else None
-    fields["base_revision"] = _posted_id(request, "base_revision")
+    fields["base_revision"] = posted_id(request, "base_revision")
     saved, _ = EditDraft.objects.update_or_create(
         user=request.user, node=node, adding=adding, defaults={**fields, "updated": timezone.now()}
     )

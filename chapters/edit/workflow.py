@@ -28,6 +28,7 @@ proposals and decisions are told in their own transaction.
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from mptt.exceptions import InvalidMove
 
 from .. import history
 from ..markdown import MarkdownError
@@ -173,7 +174,7 @@ def propose_restored(node, user, base_url):
     return change
 
 
-def approve(change, reviewer, base_url, *, seen=None):
+def approve(change, reviewer, base_url, *, seen=None, comment=""):
     """Approve a pending change: save it as the page's next revision, at once.
 
     Its author is the revision's author, and its summary reads "Approved by <reviewer>:
@@ -187,6 +188,7 @@ def approve(change, reviewer, base_url, *, seen=None):
         reviewer: who approves it.
         base_url: the site's address, for the e-mail's links.
         seen: the change's ``version`` the reviewer saw, or None not to check it.
+        comment: the reviewer's word for the author, kept with the decision.
 
     Returns:
         None when the change is live; otherwise the reason it was sent back.
@@ -197,10 +199,10 @@ def approve(change, reviewer, base_url, *, seen=None):
     with tree_write(user=reviewer, base_url=base_url, bodies=[change.body]) as write:
         # The decision tells the watchers (notify.change_decided), not the revision.
         write.tell_watchers = False
-        return _approve(decidable(change, seen), reviewer, base_url)
+        return _approve(decidable(change, seen), reviewer, base_url, comment)
 
 
-def _approve(change, reviewer, base_url):
+def _approve(change, reviewer, base_url, comment):
     """Approve ``change`` in the write open (see :func:`approve`)."""
     node = Node.objects.get(pk=change.node_id)
     latest = Node.history.filter(id=node.pk).first()
@@ -223,20 +225,38 @@ def _approve(change, reviewer, base_url):
         fields = {**values, "body": text.text}
     node.title, node.status, node.body = fields["title"], fields["status"], fields["body"]
     node.parent_id = fields["parent_id"]
+    node.slug = change.slug or node.slug
     node._history_user = change.author
     node._change_reason = f"Approved by {reviewer}: {change.summary}".rstrip(": ")
     try:
         with transaction.atomic():
             node.clean()
             node.save()
-    except ValidationError as error:
-        return _send_back(change, reviewer, " ".join(error.messages), base_url)
+            _place(node, change)
+    except (ValidationError, InvalidMove) as error:
+        refusal = error.messages if isinstance(error, ValidationError) else [str(error)]
+        return _send_back(change, reviewer, " ".join(refusal), base_url)
     except MarkdownError as error:
         return _send_back(change, reviewer, str(error), base_url)
-    _decide(change, reviewer, PendingChange.State.APPROVED, "")
+    _decide(change, reviewer, PendingChange.State.APPROVED, comment.strip())
     notify.change_decided(change, base_url)
     events.review_decided(change, base_url)
     return None
+
+
+def _place(node, change):
+    """Put ``node`` where the outline's move ``change`` proposed, beside or into its
+    ``target``, if that page is still in the section the node is now in.
+
+    Raises:
+        InvalidMove: the tree refuses the place (``NodeManager.move_node``).
+    """
+    target = change.target_id and Node.objects.filter(pk=change.target_id).first()
+    if not change.position or not target:
+        return
+    section = target.pk if change.position == "last-child" else target.parent_id
+    if section == node.parent_id:
+        Node.objects.move_node(node, target, change.position)
 
 
 def send_back(change, reviewer, comment, base_url, *, seen=None):
@@ -425,16 +445,19 @@ def _refusal(node, user):
 
 
 def page_tools(user, node):
-    """Return what a signed-in user's page shows about editing ``node`` (two queries at most).
+    """Return what a signed-in user's page shows about editing ``node`` (three queries at
+    most).
 
     Returns:
         A dict: ``pending``, the changes to the page waiting for review (for editors);
-        ``watching``, whether the user watches the page itself; ``watched_through``, the
-        sections above it that they watch.
+        ``sent_back``, the user's own change sent back and not taken up since, or None
+        (``PendingChange.objects.sent_back_to``); ``watching``, whether the user watches the
+        page itself; ``watched_through``, the sections above it that they watch.
     """
-    tools = {"pending": [], "watching": False, "watched_through": []}
+    tools = {"pending": [], "sent_back": None, "watching": False, "watched_through": []}
     if can_edit(user):
         tools["pending"] = list(node.pending_changes.waiting().select_related("author"))
+        tools["sent_back"] = PendingChange.objects.sent_back_to(user, node)
     if user.is_authenticated:
         for watch in user.watches.covering(node).select_related("node"):
             if watch.node_id == node.pk:

@@ -8,44 +8,28 @@ import posixpath
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..markdown import BODY_MAX_LENGTH, MarkdownError, check_markdown
+from ..imports.entries import Entry, body_problems, node_problems
 from ..models import Node
 from .frontmatter import read_document
 from .summary import SUMMARY, read_summary
 
-__all__ = ["FIELDS", "Entry", "Outline", "read_folder"]
+__all__ = ["FIELDS", "FilePlace", "Outline", "read_folder"]
 
 FIELDS = ("title", "status", "slug", "updated", "id")
 INDEX = "index.md"
 
-# Node.field_problems' sentences start with the field they are about: "the slug ...",
-# "“body” holds ...".
-NAMED = ("title", "slug", "status", "updated", "body")
 
-
-@dataclass(eq=False)
-class Entry:
-    """One file of the folder: a node as the folder gives it.
-
-    ``status``, ``updated`` and ``id`` are None when the front matter does not give them;
-    ``location`` is, for an entry at the top of ``SUMMARY.md``, the path of the wiki's
-    section its folder is in ("" for an area), and None for the others.
-    """
+@dataclass
+class FilePlace:
+    """Where an entry is in the folder: its file, the line of ``SUMMARY.md`` listing it, the
+    lines of its front matter's fields and of its body, and the folder it is in (an
+    :class:`~chapters.imports.entries.Entry`'s ``where``)."""
 
     file: str
     line: int
-    kind: str
-    parent: "Entry | None"
-    location: str | None
-    title: str = ""
-    slug: str = ""
-    status: str | None = None
-    updated: datetime | None = None
-    id: int | None = None
-    body: str = ""
-    body_line: int = 1
-    lines: dict = field(default_factory=dict)
     folder: str = ""
+    lines: dict = field(default_factory=dict)
+    body_line: int = 1
 
     def at(self, name=None):
         """Return "<file> line <n>" for the line of front matter ``name`` (or the file)."""
@@ -54,12 +38,6 @@ class Entry:
         if name in self.lines:
             return f"{self.file} line {self.lines[name]}"
         return f"{self.file} (SUMMARY.md line {self.line})"
-
-    @property
-    def path(self):
-        """Return the node's path as the folder places it."""
-        above = self.parent.path if self.parent is not None else self.location
-        return f"{above}/{self.slug}" if above else self.slug
 
 
 @dataclass
@@ -125,8 +103,7 @@ def _place(item, parent):
     container = posixpath.dirname(folder) if kind == Node.Kind.SECTION else folder
     if kind == Node.Kind.SECTION and not folder:
         return None, f"“{item.target}” is at the top of the folder; a section's is in its folder."
-    entry = Entry(file=item.target, line=item.line, kind=kind, parent=parent, location=None)
-    entry.folder = folder
+    entry = Entry(kind=kind, where=FilePlace(item.target, item.line, folder), parent=parent)
     if parent is None:
         if kind == Node.Kind.CHAPTER and not container:
             return (
@@ -137,12 +114,13 @@ def _place(item, parent):
     elif parent.kind == Node.Kind.CHAPTER:
         return (
             None,
-            f"“{item.target}” is listed under the chapter “{parent.file}”; chapters hold no pages.",
+            f"“{item.target}” is listed under the chapter “{parent.where.file}”; chapters hold "
+            "no pages.",
         )
-    elif container != parent.folder:
+    elif container != parent.where.folder:
         return None, (
-            f"“{item.target}” is listed under “{parent.file}” but is not in its folder "
-            f"“{parent.folder}/”."
+            f"“{item.target}” is listed under “{parent.where.file}” but is not in its folder "
+            f"“{parent.where.folder}/”."
         )
     return entry, None
 
@@ -150,15 +128,16 @@ def _place(item, parent):
 def _read_entry(entry, data, text):
     """Fill ``entry`` from its file; return the file's problems."""
     document = read_document(data)
-    problems = [f"{entry.file} {problem}" for problem in document.problems]
-    entry.lines, entry.body, entry.body_line = document.lines, document.body, document.body_line
+    where = entry.where
+    problems = [f"{where.file} {problem}" for problem in document.problems]
+    where.lines, entry.body, where.body_line = document.lines, document.body, document.body_line
     values = document.fields
     problems += [
         f"{entry.at(name)}: “{name}” is not a name the front matter knows ({', '.join(FIELDS)})."
         for name in sorted(values.keys() - set(FIELDS))
     ]
     default_slug = posixpath.basename(
-        entry.folder if entry.kind == Node.Kind.SECTION else entry.file
+        where.folder if entry.kind == Node.Kind.SECTION else where.file
     )
     entry.title = values.get("title", text)
     entry.slug = values.get("slug", default_slug.removesuffix(".md"))
@@ -193,32 +172,10 @@ def _date(entry, value):
 
 
 def _field_problems(entry):
-    """Return what is wrong with the entry's fields as a node's (``Node.field_problems``), and
-    with its body (its length, and whether it renders), each at its line."""
-    node = Node(
-        title=entry.title,
-        slug=entry.slug,
-        kind=entry.kind,
-        status=entry.status or Node.Status.DRAFT,
-        body=entry.body,
-        path="",
-        updated=entry.updated,
-    )
-    problems = []
-    for problem in node.field_problems():
-        name = next((n for n in NAMED if problem.startswith((f"the {n} ", f"“{n}”"))), None)
-        problems.append(f"{entry.at(name)}: {problem}")
-    if len(entry.body) > BODY_MAX_LENGTH:
-        problems.append(
-            f"{entry.at('body')}: the body is {len(entry.body):,} characters long; the limit is "
-            f"{BODY_MAX_LENGTH:,}."
-        )
-    else:
-        try:
-            check_markdown(entry.body)
-        except MarkdownError as error:
-            problems.append(f"{entry.at('body')}: the body cannot be rendered: {error}")
-    return problems
+    """Return what is wrong with the entry's fields as a node's and with its body
+    (``chapters.imports.entries``), each at its line."""
+    problems = [f"{entry.at(name)}: {problem}" for name, problem in node_problems(entry)]
+    return problems + [f"{entry.at('body')}: {problem}" for problem in body_problems(entry)]
 
 
 def _check_together(entries):

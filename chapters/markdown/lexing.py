@@ -32,14 +32,13 @@ import logging
 import math
 import os
 import select
-import signal
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
-__all__ = ["ALARM_SLACK_SECONDS", "START_SECONDS_MAX", "highlight", "serve"]
+__all__ = ["ALARM_SLACK_SECONDS", "START_SECONDS_MAX", "highlight"]
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +49,7 @@ START_SECONDS_MAX = 10.0
 ALARM_SLACK_SECONDS = 5
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-CHILD_COMMAND = [sys.executable, "-c", "from chapters.markdown.lexing import serve; serve()"]
+CHILD_COMMAND = [sys.executable, "-c", "from chapters.markdown.lexing_child import serve; serve()"]
 
 
 class ChildFailed(Exception):
@@ -209,8 +208,8 @@ def highlight(request, load_seconds, seconds):
     """Highlight one block of code in a child process, within the times given.
 
     Args:
-        request: a dict for :func:`serve`: ``src``, ``shebang``, ``options`` (codehilite's
-            keyword arguments, JSON-serializable) and ``tokens`` (the tokens allowed).
+        request: a dict for :func:`.lexing_child.serve`: ``src``, ``shebang``, ``options``
+            (codehilite's keyword arguments, JSON-serializable) and ``tokens`` (the tokens allowed).
         load_seconds: how long loading the lexer may take.
         seconds: how long the highlighting may take once the lexer is loaded.
 
@@ -264,48 +263,3 @@ def _load(child, request, seconds):
     started = time.monotonic()
     child.receive(seconds)
     return time.monotonic() - started
-
-
-def serve():
-    """Answer highlighting requests from standard input until end of file (the child's loop).
-
-    Each request is one line of JSON (see :func:`highlight`); the child writes
-    ``{"loaded": true}`` once the block's lexer is loaded, then the answer. Standard output
-    is kept for the answers: whatever a library prints goes to standard error. An exception
-    other than the budget's ends the child, its traceback on standard error; the parent
-    shows that block plain.
-    """
-    from markdown.extensions.codehilite import CodeHilite
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
-
-    from .mdx.highlight import HighlightBudget, HighlightOverBudget, budgeted_formatter
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent; end of file ends us
-    answers = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-
-    def write(message):
-        answers.write(json.dumps(message).encode() + b"\n")
-        answers.flush()
-
-    # What every request needs, whatever its lexer (the formatter, its style, plain text), is
-    # loaded before the child says it is ready, so that no request's time pays for it.
-    CodeHilite("", lang="text", pygments_formatter=budgeted_formatter(HighlightBudget())).hilite()
-    write({"ready": True})
-    for line in sys.stdin.buffer:
-        request = json.loads(line)
-        signal.alarm(request["alarm"])
-        options = request["options"]
-        with contextlib.suppress(ClassNotFound):  # codehilite falls back to plain text
-            get_lexer_by_name(options.get("lang") or "text")
-        write({"loaded": True})
-        budget = HighlightBudget(seconds=math.inf, tokens=request["tokens"])
-        hiliter = CodeHilite(
-            request["src"], pygments_formatter=budgeted_formatter(budget), **options
-        )
-        try:
-            write({"html": hiliter.hilite(shebang=request["shebang"]), "tokens": budget.count})
-        except HighlightOverBudget as error:
-            write({"over": str(error)})
-        signal.alarm(0)

@@ -2,6 +2,8 @@
 
 from django import forms
 
+from . import uploads
+
 __all__ = ["ReplaceForm", "SearchForm", "UploadForm"]
 
 
@@ -23,6 +25,20 @@ class UploadForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="For an image: what it shows, for readers who cannot see it.",
     )
+
+    def save(self, uploader):
+        """Add the form's file to the library with its title and alt text, by ``uploader``;
+        return the new item (the library's page and the API both add uploads so).
+
+        Raises:
+            ValidationError: the library refuses the file (``chapters.media.uploads.add``).
+        """
+        return uploads.add(
+            self.cleaned_data["file"],
+            title=self.cleaned_data["title"],
+            alt=self.cleaned_data["alt"],
+            uploader=uploader,
+        )
 
 
 class ReplaceForm(forms.Form):

@@ -35,7 +35,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from PIL import Image, UnidentifiedImageError
 
-from .. import tasks
+from .. import queue
 from ..models import MediaItem, MediaVersion
 from ..models.media import version_folder
 
@@ -295,7 +295,7 @@ def add(upload, *, title, alt, uploader, name=None):
             _insert(item, filename, inspected.extension, named=name is not None)
             stored = _store(item, upload)
             item.save(update_fields=["file", "original"])
-            tasks.process_media.enqueue(item.pk, item.version)
+            queue.enqueue("process_media", item.pk, item.version)
     except BaseException:
         _delete_files(stored)
         raise
@@ -408,7 +408,7 @@ def replace(item, upload, *, uploader):
             _describe(item, upload, inspected)
             stored = _store(item, upload)
             item.save()
-            tasks.process_media.enqueue(item.pk, item.version)
+            queue.enqueue("process_media", item.pk, item.version)
     except BaseException:
         _delete_files(stored)
         raise

@@ -13,6 +13,8 @@ pages are never kept (``never_cache``), by browsers or by a proxy's cache in fro
 (docs/operations.md).
 """
 
+from functools import wraps
+
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -53,6 +55,30 @@ PLACEHOLDER = (
 )
 
 
+def for_editors(view):
+    """Return ``view`` open to editors only: an anonymous user is sent to sign in, and anyone
+    else who may not upload is refused (:func:`_allowed`)."""
+
+    @wraps(view)
+    def allowed_view(request, *args, **kwargs):
+        return _allowed(request) or view(request, *args, **kwargs)
+
+    return allowed_view
+
+
+def _allowed(request):
+    """Return a redirect to sign in for an anonymous user; raise 403 for a non-editor.
+
+    Raises:
+        PermissionDenied: a signed-in user who may not upload (``can_upload``).
+    """
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    if not can_upload(request.user):
+        raise PermissionDenied("You may not change the media library.")
+    return None
+
+
 @require_safe
 def media_file(request, name):
     """Serve the current file of the item ``name``: an image inline, a file as a download;
@@ -89,11 +115,9 @@ def _placeholder(item):
 
 
 @never_cache
+@for_editors
 def media_version(request, name, version):
     """Download an earlier version of an item's file (editors only), as an attachment."""
-    denied = _allowed(request)
-    if denied:
-        return denied
     old = get_object_or_404(MediaVersion, item__name=name, version=version)
     if not old.is_ready:
         raise Http404("That version was not processed.")
@@ -143,19 +167,6 @@ def _serve(request, item, path, content_type, width=0):
     if not item.is_image:
         response.headers["Content-Security-Policy"] = "sandbox; default-src 'none'"
     return response
-
-
-def _allowed(request):
-    """Return a redirect to sign in for an anonymous user; raise 403 for a non-editor.
-
-    Raises:
-        PermissionDenied: a signed-in user who may not upload (``can_upload``).
-    """
-    if not request.user.is_authenticated:
-        return redirect_to_login(request.get_full_path(), "admin:login")
-    if not can_upload(request.user):
-        raise PermissionDenied("You may not change the media library.")
-    return None
 
 
 def _wants_json(request):
@@ -242,12 +253,7 @@ def media_upload(request):
     form = UploadForm(request.POST, request.FILES)
     if form.is_valid():
         try:
-            item = uploads.add(
-                form.cleaned_data["file"],
-                title=form.cleaned_data["title"],
-                alt=form.cleaned_data["alt"],
-                uploader=request.user,
-            )
+            item = form.save(request.user)
         except ValidationError as error:
             form.add_error(None, error)
     if not form.is_valid():
@@ -264,11 +270,9 @@ def media_upload(request):
 
 
 @never_cache
+@for_editors
 def media_detail(request, name):
     """Show an item (editors only): its file, details, the pages using it, its history."""
-    denied = _allowed(request)
-    if denied:
-        return denied
     item = get_object_or_404(MediaItem, name=name)
     return _detail(request, item, ReplaceForm())
 
@@ -289,11 +293,9 @@ def _detail(request, item, replace_form, used_on=None):
 
 @require_POST
 @never_cache
+@for_editors
 def media_replace(request, name):
     """Replace an item's file, keeping its name; the old file stays in its history."""
-    denied = _allowed(request)
-    if denied:
-        return denied
     item = get_object_or_404(MediaItem, name=name)
     form = ReplaceForm(request.POST, request.FILES)
     if form.is_valid():
@@ -310,12 +312,10 @@ def media_replace(request, name):
 
 @require_POST
 @never_cache
+@for_editors
 def media_delete(request, name):
     """Delete an item that no page uses; refuse, listing the pages, one that some use (the
     item's page shown again with the refusal)."""
-    denied = _allowed(request)
-    if denied:
-        return denied
     item = get_object_or_404(MediaItem, name=name)
     try:
         item.delete()

@@ -30,7 +30,7 @@ from .links import Link, LinkResolver, PathRedirect, linking_into, mend_broken_l
 from .media import MEDIA_NAME, MediaItem, MediaResolver, MediaUse, MediaVersion
 from .node import REVISION_FIELDS, DeletionFields, Node
 from .notifications import Notification
-from .review import PendingChange
+from .review import PendingChange, ReviewComment
 from .rules import (
     PATH_MAX_LENGTH,
     PATH_URL_MAX_LENGTH,
@@ -83,6 +83,7 @@ __all__ = [
     "Notification",
     "PathRedirect",
     "PendingChange",
+    "ReviewComment",
     "Synonym",
     "TaskWorker",
     "TreeWrite",

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from .node import Node
+from .rules import Status
 
 __all__ = ["EditDraft"]
 
@@ -53,7 +53,7 @@ class EditDraft(models.Model):
     def field_problems(self):
         """Return what is wrong with the draft's status, as ``PendingChange.field_problems``
         does for a change: blank (the form had none) or a node's ``Status``."""
-        allowed = ["", *Node.Status.values]
+        allowed = ["", *Status.values]
         if self.status in allowed:
             return []
-        return [f"the status “{self.status}” is not one of {', '.join(Node.Status.values)}."]
+        return [f"the status “{self.status}” is not one of {', '.join(Status.values)}."]

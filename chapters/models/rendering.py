@@ -113,7 +113,7 @@ def resolve(rendered, node, path_links):
         rendered: a :class:`RenderedBody` without an error.
         node: the node whose body it is (a wiki link it resolved before keeps following
             the node it meant, :class:`~.links.LinkResolver`).
-        path_links: ``path_links(paths) -> [Link]`` of ``chapters.models.node``.
+        path_links: ``Node.path_links(paths) -> [Link]`` (:class:`~.body.NodeBody`).
 
     Returns:
         ``(html, links)``: the HTML with each placeholder replaced by its link, or by the

@@ -14,9 +14,9 @@ from django.db.models import Count, Max
 from django.urls import reverse
 from django.utils import timezone
 
-from .node import Node
+from .rules import Status
 
-__all__ = ["PendingChange"]
+__all__ = ["PendingChange", "ReviewComment"]
 
 
 class PendingChangeQuerySet(models.QuerySet):
@@ -25,6 +25,28 @@ class PendingChangeQuerySet(models.QuerySet):
     def waiting(self):
         """Return the changes not yet decided, oldest first."""
         return self.filter(state=PendingChange.State.PENDING).order_by("created", "pk")
+
+    def sent_back_to(self, user, node):
+        """Return ``user``'s latest change to ``node`` that was sent back and that they have
+        not taken up since, or None (one query).
+
+        Its author has taken it up when they proposed a change to the page after the
+        decision, or saved the page themselves after it (once it was a draft again, say).
+        The page's and the editor's banner (``chapters.edit``) offer to continue it.
+
+        Args:
+            user: the author, signed in.
+            node: the page.
+        """
+        later_change = PendingChange.objects.filter(
+            node=node, author=user, created__gt=models.OuterRef("decided")
+        ).exclude(pk=models.OuterRef("pk"))
+        later_save = type(node).history.filter(
+            id=node.pk, history_user=user, history_date__gt=models.OuterRef("decided")
+        )
+        found = self.filter(node=node, author=user, state=PendingChange.State.SENT_BACK)
+        found = found.exclude(models.Exists(later_change)).exclude(models.Exists(later_save))
+        return found.select_related("reviewer").order_by("-decided", "-pk").first()
 
     def stamp(self):
         """Return a short text that changes whenever any change is proposed, updated or
@@ -70,6 +92,30 @@ class PendingChange(models.Model):
         help_text="The section proposed; empty if it was deleted since.",
     )
     body = models.TextField(blank=True)
+    slug = models.SlugField(
+        max_length=100,
+        blank=True,
+        allow_unicode=True,
+        help_text="The address proposed for the page (the outline's slug change); empty: "
+        "the page keeps its own.",
+    )
+    target = models.ForeignKey(
+        "chapters.Node",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The outline's move: the page placed beside or into, with position.",
+    )
+    position = models.CharField(
+        max_length=10,
+        blank=True,
+        choices=[
+            ("left", "Before"),
+            ("right", "After"),
+            ("last-child", "Last in"),
+        ],
+    )
     summary = models.CharField(max_length=255, blank=True)
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pending_changes"
@@ -84,7 +130,7 @@ class PendingChange(models.Model):
         blank=True,
         related_name="+",
     )
-    comment = models.TextField(blank=True, help_text="The reviewer's, when sent back.")
+    comment = models.TextField(blank=True, help_text="The reviewer's word with their decision.")
     decided = models.DateTimeField(null=True, blank=True)
 
     objects = PendingChangeQuerySet.as_manager()
@@ -119,14 +165,27 @@ class PendingChange(models.Model):
 
         Returns:
             Sentences in lower case ending with a full stop, as ``Node.field_problems``'s:
-            a state that is not a ``State``, a status that is not a node's ``Status``.
+            a state that is not a ``State``, a status that is not a node's ``Status``, a
+            position that is none of the outline's.
         """
-        choices = (("state", self.State.values), ("status", Node.Status.values))
+        positions = ["", *dict(self._meta.get_field("position").choices)]
+        choices = (
+            ("state", self.State.values),
+            ("status", Status.values),
+            ("position", positions),
+        )
         return [
             f"the {field} “{getattr(self, field)}” is not one of {', '.join(values)}."
             for field, values in choices
             if getattr(self, field) not in values
         ]
+
+    def place(self):
+        """Return where the change moves the page in its section, in words ("after “Loops”"),
+        or "" when it keeps its place (or the page it was placed by was deleted since)."""
+        if not self.position or self.target is None:
+            return ""
+        return f"{self.get_position_display().lower()} “{self.target.title}”"
 
     def fields(self):
         """Return the proposed fields by name, as a revision's fields are named."""
@@ -136,3 +195,27 @@ class PendingChange(models.Model):
             "parent_id": self.parent_id,
             "body": self.body,
         }
+
+
+class ReviewComment(models.Model):
+    """A comment on a pending change, by a reviewer or its author: on the change as a whole,
+    or on one line of its diff, as code review tools comment on a line.
+
+    ``line`` names the line as the change's diff numbers it (``chapters.diff.diff_text``
+    against the revision the change was made from): ``"new-12"`` for the proposed text's
+    12th line (an added or unchanged line), ``"old-3"`` for a line the change removes; empty
+    for a comment on the whole change.
+    """
+
+    change = models.ForeignKey(PendingChange, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    line = models.CharField(max_length=16, blank=True)
+    text = models.TextField(max_length=4000)
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created", "pk"]
+
+    def __str__(self):
+        where = f" on line {self.line}" if self.line else ""
+        return f"Comment by {self.author}{where} on {self.change}"

@@ -3,6 +3,8 @@
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from chapters.words import words
+
 __all__ = ["Synonym"]
 
 
@@ -62,9 +64,6 @@ class Synonym(models.Model):
         Raises:
             ValidationError: a field holds no word, more than one, or both hold the same.
         """
-        # Imported here: chapters.search imports the models.
-        from chapters.search.query import words
-
         for name in ("word", "same_as"):
             found = words(getattr(self, name))
             if len(found) != 1:

@@ -20,7 +20,7 @@ from mptt.managers import TreeManager
 from mptt.querysets import TreeQuerySet
 from mptt.signals import node_moved
 
-from chapters import tasks
+from chapters import queue
 
 from .rendering import render_unresolved
 
@@ -106,7 +106,6 @@ class TreeWrite:
             it), so that they hear of the deletion.
         tell_watchers: whether the watchers hear of its revisions (a review's approval
             tells them itself).
-        tasks: further ``(task, args)`` to enqueue as the write ends, in order.
         rendered: the bodies rendered before the lock was taken, by their text
             (:class:`~.rendering.RenderedBody`), which ``Node.save()`` and ``Node.clean()``
             take instead of rendering.
@@ -120,7 +119,6 @@ class TreeWrite:
         self.render, self.mend_titles, self.mend_paths = set(), set(), set()
         self.watchers = {}
         self.tell_watchers = True
-        self.tasks = []
 
     def _latest_revision(self):
         revisions = apps.get_model("chapters", "HistoricalNode").objects.using(self.using)
@@ -130,27 +128,20 @@ class TreeWrite:
         webhooks = apps.get_model("chapters", "Webhook").objects.using(self.using)
         return webhooks.filter(active=True).exists()
 
-    def defer(self, task, *args):
-        """Enqueue ``task`` with ``args`` as the write ends, after the writes' own tasks."""
-        self.tasks.append((task, args))
-
     def finish(self):
         """Enqueue the write's work as tasks, in its transaction: e-mail to the watchers of
         the revisions it recorded, their webhooks' events (when a webhook is active), the
-        pages to render again, the broken links to mend, then what was deferred (see
-        ``chapters.tasks``)."""
+        pages to render again, the broken links to mend (see ``chapters.tasks``)."""
         last = self._latest_revision()
         if self.tell_watchers and last > self.first_revision:
             watchers = {str(pk): sorted(users) for pk, users in self.watchers.items()}
-            tasks.tell_watchers.enqueue(self.first_revision, last, self.base_url, watchers)
+            queue.enqueue("tell_watchers", self.first_revision, last, self.base_url, watchers)
         if last > self.first_revision and self._webhooks():
-            tasks.announce_revisions.enqueue(self.first_revision, last, self.base_url)
+            queue.enqueue("announce_revisions", self.first_revision, last, self.base_url)
         if self.render:
-            tasks.render_pages.enqueue(sorted(self.render))
+            queue.enqueue("render_pages", sorted(self.render))
         if self.mend_titles or self.mend_paths:
-            tasks.mend_links.enqueue(sorted(self.mend_titles), sorted(self.mend_paths))
-        for task, args in self.tasks:
-            task.enqueue(*args)
+            queue.enqueue("mend_links", sorted(self.mend_titles), sorted(self.mend_paths))
 
 
 def current_write(using=None):

@@ -21,13 +21,13 @@ configuration drops them, so a query of stop words only finds nothing on either 
 """
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import islice
 
 import snowballstemmer
 
+from ..words import WORD, fold, words
 from .stopwords import ENGLISH_STOP_WORDS
 
 __all__ = [
@@ -49,9 +49,6 @@ MIN_PREFIX = 3  # a shorter last word is matched whole: "c" would match half the
 # may be missing, as websearch_to_tsquery allows) or a run of other characters.
 WEB_TERM = re.compile(r'(?P<exclude>-?)(?:"(?P<phrase>[^"]*)"?|(?P<word>[^\s"]+))')
 
-# A word: a run of letters and digits, as PostgreSQL's parser and FTS5's unicode61 read them.
-WORD = re.compile(r"[^\W_]+")
-
 # Scripts written without spaces between words: CJK ideographs, kana, Thai, Lao, Khmer.
 NO_SPACE_SCRIPTS = re.compile(
     "[\u0e00-\u0eff\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
@@ -63,27 +60,6 @@ RUSSIAN = snowballstemmer.stemmer("russian")
 # Snowball's stemmers are pure Python, and a snippet stems every word of a body: the words of
 # bodies repeat, so stems are remembered.
 english_stem = lru_cache(maxsize=65536)(snowballstemmer.stemmer("english").stemWord)
-
-
-@lru_cache(maxsize=65536)
-def fold(text):
-    """Return ``text`` case-folded, with the accents of Latin letters removed.
-
-    Case is folded in every script ("ПРИВЕТ" → "привет"); accents are removed from Latin
-    letters only, as PostgreSQL's ``unaccent`` and FTS5's ``remove_diacritics`` do ("Bézier"
-    → "bezier"), so that "й" stays a letter of its own.
-    """
-    kept = []
-    for character in unicodedata.normalize("NFD", text):
-        if unicodedata.combining(character) and kept and kept[-1] < "\u0250":
-            continue
-        kept.append(character)
-    return unicodedata.normalize("NFC", "".join(kept)).casefold()
-
-
-def words(text):
-    """Return the folded words of ``text``, in order."""
-    return WORD.findall(fold(text))
 
 
 @dataclass

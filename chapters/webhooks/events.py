@@ -21,7 +21,7 @@ sending it.
 from django.db.models import Max
 from django.urls import reverse
 
-from .. import tasks
+from .. import queue
 from ..models import Node, Webhook, WebhookDelivery
 
 __all__ = [
@@ -63,7 +63,7 @@ def announce(event, key, payload, webhooks=None):
             webhook=webhook, event=event, key=key, defaults={"payload": payload}
         )
         if created:
-            tasks.deliver_webhook.enqueue(str(delivery.pk))
+            queue.enqueue("deliver_webhook", str(delivery.pk))
             recorded += 1
     return recorded
 

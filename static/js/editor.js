@@ -4,8 +4,10 @@
 // - a toolbar inserting Markdown, and the completion of [[wiki links]] from the titles of
 //   every page (/edit/titles.json);
 // - Ctrl/Cmd+S saves, Ctrl/Cmd+Enter previews at once, Ctrl/Cmd+B makes the selection bold;
-// - the form saved as a draft on the server every few seconds while it changes, so that a
-//   closed tab loses nothing (chapters/edit/views.py, draft);
+// - the form saved as a draft on the server every few seconds while it changes, and once
+//   more (navigator.sendBeacon) as the page is hidden or closed, so that a closed tab loses
+//   nothing (chapters/edit/views.py, draft); the browser asks before leaving a form whose
+//   text was not saved as the page;
 // - images and files: dropped onto the text, pasted from the clipboard, or chosen with the
 //   toolbar's "Image or file", in a window that asks for the title and alt text, uploads to
 //   the media library (chapters/media/views.py, media_upload) or picks from it, and writes
@@ -268,6 +270,23 @@ document.addEventListener("DOMContentLoaded", () => {
       });
   }
   const autosaveTimer = setInterval(autosave, AUTOSAVE_EVERY);
+
+  // Leaving: the draft goes out as the page is hidden or closed (a beacon outlives the page,
+  // and carries the form's CSRF token), and the browser asks before leaving unsaved text.
+  const opened = fields();
+  function sendDraft() {
+    if (submitting || fields() === saved) return;
+    if (navigator.sendBeacon(form.dataset.draftUrl, new FormData(form))) saved = fields();
+  }
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") sendDraft();
+  });
+  window.addEventListener("pagehide", sendDraft);
+  window.addEventListener("beforeunload", (event) => {
+    if (submitting || fields() === opened) return;
+    event.preventDefault();
+    event.returnValue = ""; // older browsers ask only when this is set
+  });
   form.addEventListener("submit", (event) => {
     if (submitting) return;
     submitting = true;

@@ -142,7 +142,7 @@ def budgeted_formatter(budget):
 
     The class is what codehilite is configured with in the web process, where
     :class:`RemoteCodeHilite` reads its ``budget`` and never instantiates it; the child
-    process formats with it (:func:`chapters.markdown.lexing.serve`).
+    process formats with it (:func:`chapters.markdown.lexing_child.serve`).
 
     Args:
         budget: a :class:`HighlightBudget`, shared by every block of one body.
