@@ -5,6 +5,7 @@ Usage::
 
     .venv/bin/python bench/print_race.py                  # everything, about 10 minutes
     .venv/bin/python bench/print_race.py --skip-memory    # no 2,000-node book
+    .venv/bin/python bench/print_race.py --memory-only    # the 2,000-node book only
     .venv/bin/python bench/print_race.py --area Systems --runs 5
 
 A scratch SQLite database in a temporary directory is given the curriculum's tree of 222
@@ -33,7 +34,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from io import BytesIO
 from pathlib import Path
 from urllib.parse import quote
 
@@ -60,8 +60,6 @@ def build(root_title):
         root_title: an area's title, or "" for the whole curriculum.
     """
     django.setup()
-    from pypdf import PdfReader
-
     from chapters.books.content import book_of
     from chapters.books.pdf import render_pdf
     from chapters.models import Node
@@ -71,8 +69,18 @@ def build(root_title):
     wall, cpu = time.perf_counter(), time.process_time()
     pdf = render_pdf(book)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    pages = len(PdfReader(BytesIO(pdf)).pages)
+    with tempfile.NamedTemporaryFile(suffix=".pdf") as file:
+        file.write(pdf)
+        file.flush()
+        pages = _pages(file.name)
     print(json.dumps({"wall": wall, "cpu": cpu, "bytes": len(pdf), "pages": pages}))
+
+
+def _pages(path):
+    """Return a PDF file's number of pages, as poppler's ``pdfinfo`` reads it (in a process
+    of its own, so that counting adds nothing to the measured process's memory)."""
+    info = subprocess.run(["pdfinfo", str(path)], capture_output=True, text=True, check=True)
+    return int(next(line.split()[-1] for line in info.stdout.splitlines() if line[:6] == "Pages:"))
 
 
 def make_tree(size):
@@ -126,13 +134,11 @@ def chromium(url, scratch, server):
     )
     _pid, _status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - wall
-    info = subprocess.run(["pdfinfo", str(target)], capture_output=True, text=True, check=True)
-    pages = next(line.split()[-1] for line in info.stdout.splitlines() if line[:6] == "Pages:")
     return {
         "wall": wall,
         "cpu": usage.ru_utime + usage.ru_stime,
         "server_cpu": workers_cpu_seconds(server.pid) - served,
-        "pages": int(pages),
+        "pages": _pages(target),
     }
 
 
@@ -167,25 +173,17 @@ def verdict(passed, text):
     print(f"{'PASS' if passed else 'FAIL'}  {text}")
 
 
-def race(area, runs, skip_memory):
-    """Measure everything and print the results, one line per target."""
+def race(area, runs, skip_memory, memory_only):
+    """Measure everything (or the memory only, or all but it) and print the results, one
+    line per target."""
     load = os.getloadavg()
+    ours_runs, chromium_runs, whole, large = [], [], None, None
     with tempfile.TemporaryDirectory(prefix="print-race-") as scratch:
-        env = environment(scratch, CURRICULUM)
-        child(["--make", str(CURRICULUM)], env)
-        server, address = serve(env, scratch)
-        try:
-            slug = _area_path(env, area)
-            url = f"{address}/print/{quote(slug)}/"
-            ours_runs, chromium_runs = [], []
-            for _ in range(runs):
-                ours_runs.append(ours(area, env))
-                chromium_runs.append(chromium(url, scratch, server))
-        finally:
-            server.terminate()
-            server.wait(timeout=60)
-        whole = ours("", env)
-        large = None
+        if not memory_only:
+            env = environment(scratch, CURRICULUM)
+            child(["--make", str(CURRICULUM)], env)
+            ours_runs, chromium_runs = _side_by_side(env, scratch, area, runs)
+            whole = ours("", env)
         if not skip_memory:
             large_env = environment(scratch, LARGE)
             child(["--make", str(LARGE)], large_env)
@@ -193,6 +191,22 @@ def race(area, runs, skip_memory):
             large = {**json.loads(_output), "process_cpu": cpu, "peak": peak}
     after = os.getloadavg()
     _report(area, ours_runs, chromium_runs, whole, large, (load, after))
+
+
+def _side_by_side(env, scratch, area, runs):
+    """Serve the scratch database and run both sides of the race ``runs`` times; return
+    the measurements of each side's runs."""
+    server, address = serve(env, scratch)
+    try:
+        url = f"{address}/print/{quote(_area_path(env, area))}/"
+        ours_runs, chromium_runs = [], []
+        for _ in range(runs):
+            ours_runs.append(ours(area, env))
+            chromium_runs.append(chromium(url, scratch, server))
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    return ours_runs, chromium_runs
 
 
 def _area_path(env, area):
@@ -213,6 +227,21 @@ def _report(area, ours_runs, chromium_runs, whole, large, loads):
         f"load average before {before[0]:.2f} {before[1]:.2f} {before[2]:.2f}, after "
         f"{after[0]:.2f} {after[1]:.2f} {after[2]:.2f} (a machine others work on too)"
     )
+    if whole is not None:
+        _report_race(area, ours_runs, chromium_runs, whole)
+    if large is not None:
+        verdict(
+            large["peak"] <= PEAK_MEGABYTES,
+            f"{LARGE:,} nodes: peak memory {large['peak']:.0f} MB ≤ {PEAK_MEGABYTES} MB, "
+            f"the whole process ({large['cpu']:.1f} s CPU building, {large['process_cpu']:.1f} "
+            f"s in all; {large['wall']:.1f} s wall clock; {large['pages']:,} pages, "
+            f"{large['bytes'] / 1e6:.1f} MB)",
+        )
+
+
+def _report_race(area, ours_runs, chromium_runs, whole):
+    """Print the race's runs, and the lines of the area's and the whole curriculum's
+    targets."""
     for number, (mine, theirs) in enumerate(zip(ours_runs, chromium_runs, strict=True), 1):
         print(
             f"run {number}: our PDF of {area} {mine['wall']:.2f} s ({mine['cpu']:.2f} s CPU, "
@@ -236,14 +265,6 @@ def _report(area, ours_runs, chromium_runs, whole, large, loads):
         f"({whole['wall']:.1f} s wall clock, {whole['pages']} pages, "
         f"{whole['bytes'] / 1e6:.1f} MB, peak {whole['peak']:.0f} MB)",
     )
-    if large is not None:
-        verdict(
-            large["peak"] <= PEAK_MEGABYTES,
-            f"{LARGE:,} nodes: peak memory {large['peak']:.0f} MB ≤ {PEAK_MEGABYTES} MB, "
-            f"the whole process ({large['cpu']:.1f} s CPU building, {large['process_cpu']:.1f} "
-            f"s in all; {large['wall']:.1f} s wall clock; {large['pages']:,} pages, "
-            f"{large['bytes'] / 1e6:.1f} MB)",
-        )
 
 
 def main():
@@ -251,6 +272,7 @@ def main():
     parser.add_argument("--area", default="Systems", help="the area's title")
     parser.add_argument("--runs", type=int, default=3, help="runs of each side of the race")
     parser.add_argument("--skip-memory", action="store_true", help="no 2,000-node book")
+    parser.add_argument("--memory-only", action="store_true", help="the 2,000-node book only")
     parser.add_argument("--build", help=argparse.SUPPRESS)
     parser.add_argument("--make", type=int, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
@@ -260,7 +282,7 @@ def main():
     elif arguments.build is not None:
         build(arguments.build)
     else:
-        race(arguments.area, arguments.runs, arguments.skip_memory)
+        race(arguments.area, arguments.runs, arguments.skip_memory, arguments.memory_only)
 
 
 if __name__ == "__main__":
