@@ -1,0 +1,62 @@
+"""The reader's layout in a browser (issue 29, "The reader, finished"): wide tables and
+formulas scroll in their own box, code's own fonts, the unpublished chapters' legend, the
+pager on one row, the phone's search box, the breadcrumb's wrapping, a filter that forgives
+typos, "On this page" beside the text from 1,000 px up."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.test_accessibility import violations
+from tests.helpers import edit
+
+pytestmark = pytest.mark.browser
+
+CHAPTER_FOUR = "/area-a/section-a2/chapter-four/"
+NARROW = {"width": 360, "height": 740}
+LAPTOP = {"width": 1000, "height": 800}
+
+# A long chapter: headings for "On this page", a five-column table of long words, a formula
+# wider than a phone, inline code in a paragraph.
+WIDE_BODY = "\n\n".join(
+    [
+        "## Measurements\n\n" + "The kernel `fused_matmul_relu` runs once per batch. " * 3,
+        "| Configuration | Throughput | Latency | Memory footprint | Utilisation |\n"
+        "| --- | --- | --- | --- | --- |\n"
+        "| unfused_baseline_reference | 1,234,567 tokens/s | 12.345 ms | 23,456 MiB | 87.6 % |\n"
+        "| fused_matmul_relu_epilogue | 2,345,678 tokens/s | 6.789 ms | 12,345 MiB | 93.2 % |",
+        "## The formula\n\n$$\n"
+        + " + ".join(f"\\frac{{\\partial L}}{{\\partial w_{{{n}}}}} x_{{{n}}}" for n in range(6))
+        + "\n$$",
+        "## Discussion\n\n" + "A paragraph of text to read. " * 40,
+    ]
+)
+
+
+def test_wide_table_and_formula_scroll_in_their_own_box_at_360_px(browse, small_tree):
+    edit("Chapter Four", body=WIDE_BODY)
+    page = browse(CHAPTER_FOUR, viewport=NARROW)
+    table, formula = page.locator(".body table"), page.locator('.body math[display="block"]')
+    expect(table).to_have_count(1)
+    expect(formula).to_have_count(1)
+    assert page.evaluate("document.documentElement.scrollWidth") == 360
+    for box in (table, formula):  # each wider than its box, which scrolls
+        scroll, client = box.evaluate("el => [el.scrollWidth, el.clientWidth]")
+        assert scroll > client
+        assert client <= 360 - 2 * 16
+        assert box.evaluate("el => getComputedStyle(el).overflowX") == "auto"
+
+
+def test_wide_table_and_formula_pass_axe_on_a_phone(browse, small_tree):
+    edit("Chapter Four", body=WIDE_BODY)
+    page = browse(CHAPTER_FOUR, viewport=NARROW)
+    assert violations(page) == []
+
+
+def test_wide_table_and_formula_are_tab_stops_only_while_they_scroll(browse, small_tree):
+    edit("Chapter Four", body=WIDE_BODY)
+    page = browse(CHAPTER_FOUR, viewport=NARROW)
+    boxes = page.locator('.body table, .body math[display="block"]')
+    assert boxes.evaluate_all("all => all.map((el) => el.getAttribute('tabindex'))") == ["0", "0"]
+    page.set_viewport_size({"width": 1600, "height": 900})
+    expect(boxes.first).not_to_have_attribute("tabindex", "0")
+    assert boxes.evaluate_all("all => all.map((el) => el.getAttribute('tabindex'))") == [None, None]
