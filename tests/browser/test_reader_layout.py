@@ -60,3 +60,16 @@ def test_wide_table_and_formula_are_tab_stops_only_while_they_scroll(browse, sma
     page.set_viewport_size({"width": 1600, "height": 900})
     expect(boxes.first).not_to_have_attribute("tabindex", "0")
     assert boxes.evaluate_all("all => all.map((el) => el.getAttribute('tabindex'))") == [None, None]
+
+
+def test_code_has_its_own_fonts_and_inline_code_nearly_the_texts_size(browse, small_tree):
+    edit("Chapter Four", body=WIDE_BODY + "\n\n```python\nfused = relu(a @ b)\n```\n")
+    page = browse(CHAPTER_FOUR)
+    style = "el => [getComputedStyle(el).fontFamily, getComputedStyle(el).fontSize]"
+    mono = (
+        'ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", '
+        '"DejaVu Sans Mono", monospace'
+    )
+    assert page.locator(".body p").first.evaluate(style)[1] == "16px"
+    assert page.locator(".body p code").first.evaluate(style) == [mono, "14.4px"]  # was 11.7
+    assert page.locator(".body pre code").evaluate(style) == [mono, "14px"]
