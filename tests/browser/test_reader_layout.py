@@ -6,6 +6,7 @@ typos, "On this page" beside the text from 1,000 px up."""
 import pytest
 from playwright.sync_api import expect
 
+from chapters.models import Node
 from tests.browser.test_accessibility import violations
 from tests.helpers import edit
 
@@ -73,3 +74,25 @@ def test_code_has_its_own_fonts_and_inline_code_nearly_the_texts_size(browse, sm
     assert page.locator(".body p").first.evaluate(style)[1] == "16px"
     assert page.locator(".body p code").first.evaluate(style) == [mono, "14.4px"]  # was 11.7
     assert page.locator(".body pre code").evaluate(style) == [mono, "14px"]
+
+
+def test_unpublished_dot_has_a_legend_and_is_read_out(browse, small_tree):
+    Node.objects.exclude(title="Chapter Four").filter(kind="chapter").update(status="published")
+    page = browse(CHAPTER_FOUR)
+    toc = page.locator("#toc")
+    legend = toc.locator(".toc-legend")
+    expect(legend).to_have_text("Not yet published")
+    expect(legend).to_be_visible()
+    radius = "el => getComputedStyle(el, '::before').borderRadius"
+    assert toc.locator(".toc-unpublished").evaluate(radius) == "50%"
+    assert legend.locator(".toc-legend-dot").evaluate(radius.replace(", '::before'", "")) == "50%"
+    expect(toc.get_by_role("link", name="Chapter Four")).to_have_accessible_description(
+        "Not yet published"
+    )
+    page = browse("/area-b/section-b1/chapter-five/")
+    expect(
+        page.locator("#toc").get_by_role("link", name="Chapter Six")
+    ).to_have_accessible_description("")
+    Node.objects.filter(kind="chapter").update(status="published")
+    page = browse(CHAPTER_FOUR)  # nothing unpublished: no legend
+    expect(page.locator("#toc .toc-legend")).to_be_hidden()
