@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from chapters.models import Node
+from tests.browser.conftest import PHONE
 from tests.browser.test_accessibility import violations
 from tests.helpers import edit
 
@@ -96,3 +97,28 @@ def test_unpublished_dot_has_a_legend_and_is_read_out(browse, small_tree):
     Node.objects.filter(kind="chapter").update(status="published")
     page = browse(CHAPTER_FOUR)  # nothing unpublished: no legend
     expect(page.locator("#toc .toc-legend")).to_be_hidden()
+
+
+@pytest.mark.parametrize("viewport", [PHONE, LAPTOP], ids=["phone", "laptop"])
+@pytest.mark.parametrize(
+    ("path", "back", "on"),
+    [
+        ("/area-a/section-a1/chapter-three/", "Chapter Two", "Section A2 → Chapter Four"),
+        ("/area-b/section-b1/chapter-five/", "Section A2 → Chapter Four", "Chapter Six"),
+        ("/area-a/section-a2/chapter-four/", "Section A1 → Chapter Three", "Section B1 →"),
+    ],
+)
+def test_previous_and_next_share_one_row_across_sections(
+    browse, small_tree, viewport, path, back, on
+):
+    page = browse(path, viewport=viewport)
+    links = page.locator(".page-turns a")
+    expect(links).to_have_count(2)  # in the order read: back, then on
+    expect(links.nth(0)).to_contain_text(back)
+    expect(links.nth(1)).to_contain_text(on)
+    first, second = links.nth(0).bounding_box(), links.nth(1).bounding_box()
+    assert first["y"] == second["y"]
+    assert first["x"] + first["width"] < second["x"]
+    row = page.locator(".page-turns").bounding_box()  # at the row's two ends
+    assert first["x"] == row["x"]
+    assert second["x"] + second["width"] == pytest.approx(row["x"] + row["width"], abs=0.5)
