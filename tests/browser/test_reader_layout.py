@@ -122,3 +122,17 @@ def test_previous_and_next_share_one_row_across_sections(
     row = page.locator(".page-turns").bounding_box()  # at the row's two ends
     assert first["x"] == row["x"]
     assert second["x"] + second["width"] == pytest.approx(row["x"] + row["width"], abs=0.5)
+
+
+def test_phone_search_box_is_wide_enough_to_read_what_is_typed(browse, small_tree):
+    page = browse(CHAPTER_FOUR, viewport=NARROW)
+    header = page.locator(".site-header")
+    height = header.bounding_box()["height"]
+    field = page.get_by_label("Search the wiki")
+    field.click()
+    field.press_sequentially("graph kernel fusion")
+    assert field.bounding_box()["width"] >= 240
+    assert field.evaluate("el => el.scrollWidth <= el.clientWidth")  # all of it in view
+    assert header.bounding_box()["height"] == height  # still one row
+    field.blur()
+    expect(page.locator(".site-name")).to_be_visible()
