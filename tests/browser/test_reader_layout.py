@@ -136,3 +136,28 @@ def test_phone_search_box_is_wide_enough_to_read_what_is_typed(browse, small_tre
     assert header.bounding_box()["height"] == height  # still one row
     field.blur()
     expect(page.locator(".site-name")).to_be_visible()
+
+
+def test_breadcrumb_wraps_without_a_leading_separator(browse, small_tree):
+    edit("Section A2", title="A Section Whose Name Is Long Enough to Wrap")
+    chapter = edit("Chapter Four", title="A Chapter With a Long Name on a Narrow Phone")
+    page = browse(chapter.get_absolute_url(), viewport=NARROW)
+    items = page.locator(".breadcrumb li")
+    expect(items).to_have_count(4)
+    left = page.locator(".breadcrumb ol").bounding_box()["x"]
+    # Each line's first item, and where its text starts: at the list's left edge.
+    starts = items.evaluate_all(
+        """items => items.filter((li, i) => i === 0 ||
+            li.getBoundingClientRect().top > items[i - 1].getBoundingClientRect().top)
+          .map((li) => {
+            const range = document.createRange();
+            range.selectNodeContents(li);
+            return [li.textContent.trim(), range.getClientRects()[0].left];
+          })"""
+    )
+    assert len(starts) >= 2  # it wraps
+    assert [x for _, x in starts] == [left] * len(starts)
+    separators = items.evaluate_all(
+        "items => items.map((li) => getComputedStyle(li, '::after').content)"
+    )
+    assert separators == ['"/" / ""', '"/" / ""', '"/" / ""', "none"]
