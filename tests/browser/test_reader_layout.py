@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 from chapters.models import Node
 from tests.browser.conftest import PHONE
 from tests.browser.test_accessibility import violations
+from tests.browser.test_reader import shown_names
 from tests.helpers import edit
 
 pytestmark = pytest.mark.browser
@@ -161,3 +162,23 @@ def test_breadcrumb_wraps_without_a_leading_separator(browse, small_tree):
         "items => items.map((li) => getComputedStyle(li, '::after').content)"
     )
     assert separators == ['"/" / ""', '"/" / ""', '"/" / ""', "none"]
+
+
+def test_contents_filter_forgives_typos_as_search_does(browse, small_tree):
+    edit("Chapter Five", title="Kernel Fusion")
+    edit("Chapter Six", title="Operator Kernels")
+    page = browse(CHAPTER_FOUR)
+    field = page.get_by_label("Filter the chapters")
+    status = page.locator(".toc-filter-status")
+    for typed in ["Kernal Fusion", "kernel fusoin", "kernel fuion", "kernell fusion"]:
+        field.fill(typed)  # a letter changed, two swapped, one missing, one too many
+        assert shown_names(page) == ["Area B", "Section B1", "Kernel Fusion"], typed
+        expect(status).to_have_text("1 match")
+    field.fill("kernal")  # also the start of a longer word
+    assert shown_names(page) == ["Area B", "Section B1", "Kernel Fusion", "Operator Kernels"]
+    field.fill("kernal fuzion")  # two words, each one edit away
+    assert shown_names(page) == ["Area B", "Section B1", "Kernel Fusion"]
+    field.fill("kernal fuzzion")  # one of them two edits away
+    assert shown_names(page) == []
+    field.fill("aera b")  # under five letters: as typed only
+    expect(status).to_have_text("No chapters match.")
