@@ -182,3 +182,23 @@ def test_contents_filter_forgives_typos_as_search_does(browse, small_tree):
     assert shown_names(page) == []
     field.fill("aera b")  # under five letters: as typed only
     expect(status).to_have_text("No chapters match.")
+
+
+@pytest.mark.parametrize("width", [1000, 1280])
+def test_on_this_page_stands_beside_the_text_from_1000_px(browse, small_tree, width):
+    edit("Chapter Four", body=WIDE_BODY)
+    page = browse(CHAPTER_FOUR, viewport={"width": width, "height": 800})
+    rail = page.get_by_role("navigation", name="On this page")
+    text, box = page.locator("main .body").bounding_box(), rail.bounding_box()
+    assert box["x"] >= text["x"] + text["width"]  # on the right of the text
+    assert box["y"] < text["y"]  # beside it, not above it
+    assert box["x"] + box["width"] <= width
+    assert text["width"] >= 480  # about 55 characters still
+    assert page.evaluate("document.documentElement.scrollWidth") == width
+
+
+def test_on_this_page_stays_above_the_text_below_1000_px(browse, small_tree):
+    edit("Chapter Four", body=WIDE_BODY)
+    page = browse(CHAPTER_FOUR, viewport={"width": 999, "height": 800})
+    rail = page.get_by_role("navigation", name="On this page").bounding_box()
+    assert rail["y"] + rail["height"] <= page.locator("main .body").bounding_box()["y"]
