@@ -142,7 +142,8 @@ function followHeadings(nav) {
 
 // A table, formula or block of code wider than the text scrolls in its own box (wiki.css):
 // while it does, it is a Tab stop, so that the keyboard can scroll it too (WCAG 2.1.1; axe's
-// scrollable-region-focusable). Checked again when the window's width changes.
+// scrollable-region-focusable). Checked again when the window's width changes and when the
+// editor's preview is drawn again.
 const SCROLLING_BOXES = '.body table, .body math[display="block"], .body pre';
 
 function reachScrollingBoxes() {
@@ -162,7 +163,10 @@ document.addEventListener("DOMContentLoaded", () => {
   const nav = document.querySelector(".on-this-page");
   if (nav) followHeadings(nav);
   addCopyButtons(document);
-  document.addEventListener("preview-updated", (event) => addCopyButtons(event.target));
+  document.addEventListener("preview-updated", (event) => {
+    addCopyButtons(event.target);
+    reachScrollingBoxes();
+  });
   // Only when printing (or when print styles are shown), so the page itself stays as served.
   window.addEventListener("beforeprint", prepareForPrint);
   window.matchMedia("print").addEventListener("change", (event) => {

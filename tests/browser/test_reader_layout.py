@@ -42,6 +42,8 @@ def test_wide_table_and_formula_scroll_in_their_own_box_at_360_px(browse, small_
     expect(table).to_have_count(1)
     expect(formula).to_have_count(1)
     assert page.evaluate("document.documentElement.scrollWidth") == 360
+    expect(page.get_by_role("table")).to_have_count(1)  # still a table to screen readers
+    expect(page.get_by_role("columnheader")).to_have_count(5)
     for box in (table, formula):  # each wider than its box, which scrolls
         scroll, client = box.evaluate("el => [el.scrollWidth, el.clientWidth]")
         assert scroll > client
