@@ -204,3 +204,12 @@ def test_on_this_page_stays_above_the_text_below_1000_px(browse, small_tree):
     page = browse(CHAPTER_FOUR, viewport={"width": 999, "height": 800})
     rail = page.get_by_role("navigation", name="On this page").bounding_box()
     assert rail["y"] + rail["height"] <= page.locator("main .body").bounding_box()["y"]
+
+
+def test_no_page_scrolls_sideways_at_360_px(browse, small_tree):
+    edit("Chapter Four", body=WIDE_BODY)
+    widths = {}
+    for path in ["/", "/area-a/", "/area-a/section-a2/", CHAPTER_FOUR, "/search/?q=chapter"]:
+        page = browse(path, viewport=NARROW)
+        widths[path] = page.evaluate("document.documentElement.scrollWidth")
+    assert widths == dict.fromkeys(widths, 360)
