@@ -421,7 +421,8 @@ def test_reader_with_a_session_cookie_gets_a_fresh_page(client, small_tree):
 
 
 # The contents beside the page of Section A2: names only, chapters not yet published with a
-# quiet class; its area's and its own list open, Section A1's closed, its link the current page.
+# quiet class and described by the legend; its area's and its own list open, Section A1's
+# closed, its link the current page.
 CONTENTS_BESIDE_SECTION_A2 = """
 <ol>
 <li class="toc-section"><a href="/area-a/">Area A</a>
@@ -433,7 +434,8 @@ CONTENTS_BESIDE_SECTION_A2 = """
     <summary><span class="visually-hidden">Contents of “Section A1”</span></summary>
     <ol>
     <li class="toc-chapter toc-unpublished">
-      <a href="/area-a/section-a1/chapter-one/">Chapter One</a></li>
+      <a href="/area-a/section-a1/chapter-one/"
+        aria-describedby="toc-legend">Chapter One</a></li>
     </ol>
     </details>
   </li>
@@ -443,7 +445,8 @@ CONTENTS_BESIDE_SECTION_A2 = """
     <summary><span class="visually-hidden">Contents of “Section A2”</span></summary>
     <ol>
     <li class="toc-chapter toc-unpublished">
-      <a href="/area-a/section-a2/chapter-two/">Chapter Two</a></li>
+      <a href="/area-a/section-a2/chapter-two/"
+        aria-describedby="toc-legend">Chapter Two</a></li>
     </ol>
     </details>
   </li>

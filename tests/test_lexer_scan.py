@@ -55,7 +55,10 @@ def test_lexer_scan_bodies_of_the_slowest_lexers_render_within_the_bound(scans, 
             plain = render_markdown(body)
             plain_seconds = time.monotonic() - started
         assert seconds <= plain_seconds + BOUND_SECONDS, (language, seconds, plain_seconds)
-        assert (html == plain) is (ended != "highlighted")
+        # A lexer near the budget ends either way from one run to the next on a loaded
+        # machine (the scan may have killed it where this render finished, or the reverse):
+        # the block is on the page either way, highlighted or as plain code.
+        assert html == plain or html.startswith('<div class="highlight">'), (language, ended)
         assert plain.startswith(f'<pre><code class="language-{language}">')
 
 

@@ -1,5 +1,5 @@
 // A page's reading aids: "On this page" marks the heading being read; each block of code
-// gets a Copy button; a printout names the page's full URL and the date, and the full URL of
+// gets a Copy button; a table, formula or code that scrolls sideways takes the focus; a printout names the page's full URL and the date, and the full URL of
 // each link (print.css). Without JavaScript the list of headings still links to each, code
 // keeps its language's label (written by the server), and a printout names the page's URL
 // without its query string and each link's href as written.
@@ -140,11 +140,33 @@ function followHeadings(nav) {
   update();
 }
 
+// A table, formula or block of code wider than the text scrolls in its own box (wiki.css):
+// while it does, it is a Tab stop, so that the keyboard can scroll it too (WCAG 2.1.1; axe's
+// scrollable-region-focusable). Checked again when the window's width changes and when the
+// editor's preview is drawn again.
+const SCROLLING_BOXES = '.body table, .body math[display="block"], .body pre';
+
+function reachScrollingBoxes() {
+  for (const box of document.querySelectorAll(SCROLLING_BOXES)) {
+    if (box.scrollWidth > box.clientWidth) box.tabIndex = 0;
+    else box.removeAttribute("tabindex");
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  reachScrollingBoxes();
+  let width = window.innerWidth;
+  window.addEventListener("resize", () => {
+    if (window.innerWidth !== width) reachScrollingBoxes();
+    width = window.innerWidth;
+  });
   const nav = document.querySelector(".on-this-page");
   if (nav) followHeadings(nav);
   addCopyButtons(document);
-  document.addEventListener("preview-updated", (event) => addCopyButtons(event.target));
+  document.addEventListener("preview-updated", (event) => {
+    addCopyButtons(event.target);
+    reachScrollingBoxes();
+  });
   // Only when printing (or when print styles are shown), so the page itself stays as served.
   window.addEventListener("beforeprint", prepareForPrint);
   window.matchMedia("print").addEventListener("change", (event) => {

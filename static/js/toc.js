@@ -63,7 +63,37 @@ function setUpWholeList(toc, sidebar, loaded) {
   sidebar.addEventListener("focusin", load);
 }
 
-// Narrow the contents to the entries whose names hold every word typed (any case), with the
+// Whether a and b are at most one edit apart: one letter inserted, deleted or changed, or two
+// neighbours swapped (the Damerau–Levenshtein distance, in its optimal string alignment
+// form, is 0 or 1). Search forgives typos on the server, by trigram similarity
+// (chapters/search), which a page cannot ask for each keystroke; one edit catches most typos.
+function withinOneEdit(a, b) {
+  if (a === b) return true;
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
+  if (a.length === b.length) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true;
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+// A word typed of five letters or more matches a word of a name one edit away
+// ("kernal" finds "Kernel"), or the start of a longer one ("kernal" finds "Kernels"); a
+// shorter word must be found as typed, since one edit turns it into too many others.
+const FORGIVEN = /^\p{L}{5,}$/u;
+
+function nearWord(word, words) {
+  return words.some(
+    (other) =>
+      withinOneEdit(word, other) ||
+      (other.length > word.length && withinOneEdit(word, other.slice(0, word.length))),
+  );
+}
+
+// Narrow the contents to the entries whose names hold every word typed (any case; a word of
+// five letters or more also one edit away, as nearWord says), with the
 // sections leading to them and everything under a matching section; every shown section is
 // opened, and the sections' own open state comes back when the filter is emptied. All in the
 // page: the entries' names are read once, on first use, and each keystroke walks them in
@@ -83,9 +113,11 @@ function setUpFilter(toc) {
     entries = Array.from(items, (item, i) => {
       index.set(item, i);
       const parent = item.parentElement.closest("li");
+      const name = item.firstElementChild.textContent.toLowerCase();
       return {
         item,
-        name: item.firstElementChild.textContent.toLowerCase(),
+        name,
+        words: name.split(/[^\p{L}\p{N}]+/u).filter(Boolean),
         parent: parent ? index.get(parent) : -1,
         details: item.querySelector(":scope > details"),
         wasOpen: false,
@@ -121,7 +153,10 @@ function setUpFilter(toc) {
     let matches = 0;
     first = null;
     entries.forEach((entry, i) => {
-      const matched = words.every((word) => entry.name.includes(word));
+      const matched = words.every(
+        (word) =>
+          entry.name.includes(word) || (FORGIVEN.test(word) && nearWord(word, entry.words)),
+      );
       if (matched) {
         matches += 1;
         first = first || entry;

@@ -3,6 +3,7 @@ people told, leaving the editor with unsaved text, the shortcut sheet, and the p
 headings in the page's own size; axe on the new pages."""
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -15,6 +16,15 @@ pytestmark = pytest.mark.browser
 
 EDIT_ONE = "/edit/area-a/section-a1/chapter-one/"
 CHAPTER_ONE = "/area-a/section-a1/chapter-one/"
+
+
+def landed(read, seconds=10):
+    """Return ``read()`` once it is not None: a beacon is sent as the page goes, and the
+    server may store it after the next page has loaded."""
+    deadline = time.monotonic() + seconds
+    while (found := read()) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
 
 
 def test_review_round_trip_send_back_with_a_comment_edit_approve(browse, small_tree, run_tasks):
@@ -85,7 +95,8 @@ def test_leaving_the_editor_with_unsaved_text_asks_and_keeps_a_draft(browse, sma
     page.goto(CHAPTER_ONE)  # at once: before the every-3-seconds draft
     assert asked == ["beforeunload"]
     expect(page).to_have_url(re.compile(f"{CHAPTER_ONE}$"))
-    draft = EditDraft.objects.get(user=author)
+    draft = landed(lambda: EditDraft.objects.filter(user=author).first())
+    assert draft is not None, "the draft's beacon never landed"
     assert draft.body == f"Typed just now.{node('Chapter One').body}"  # typed at the start
 
     page.goto(EDIT_ONE)
