@@ -107,7 +107,7 @@ def main():
         f"{arguments.size:>6,} nodes: PDF {pdf_wall:6.1f} s ({pdf_cpu:.1f} s CPU), "
         f"{pdf_bytes / 1e6:.1f} MB, {pages:,} pages; EPUB {epub_wall:.1f} s "
         f"({epub_cpu:.1f} s CPU), {epub_bytes / 1e6:.1f} MB; peak memory "
-        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6:.1f} GB"
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB"
     )
 
 

@@ -16,3 +16,6 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 STATIC_ROOT = None
+# The print page's stylesheets, for Chromium's print of it (bench/print_race.py), served by
+# WhiteNoise from the apps' static folders as under DEBUG.
+WHITENOISE_USE_FINDERS = True

@@ -11,7 +11,8 @@ import pytest
 
 from chapters.books.content import body_element, book_of
 from chapters.books.epub import render_epub
-from chapters.books.pdf import _draw_math, render_pdf
+from chapters.books.formulas import draw_math
+from chapters.books.pdf import render_pdf
 from tests.helpers import edit, node, soup
 
 pytestmark = pytest.mark.usefixtures("books_root")
@@ -97,7 +98,7 @@ def test_pdf_of_an_area_renders_and_its_contents_give_each_node_its_page(area_a,
 def test_pdf_draws_formulas_as_svg_images_on_the_baseline(area_a):
     chapter = node("Chapter One")
     body = body_element(chapter, book_of(area_a), lambda target, fragment: "#", namespaced=False)
-    _draw_math(body)
+    draw_math(body)
     images = [image for image in body.iter("img") if "math" in image.get("class")]
     assert [image.get("class") for image in images] == ["math math-inline"] * 2 + [
         "math math-block"

@@ -393,6 +393,9 @@ FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 # Books built for download (chapters/books/builds.py) by the task workers and sent by the web
 # processes, kept between deploys: on several hosts, a folder they all share.
 BOOKS_ROOT = Path(os.environ.get("WIKI_BOOKS_ROOT") or BASE_DIR / "media" / "books")
+# A book's PDF is laid out this many nodes at a time (chapters/books/parts.py): the memory a
+# build takes grows with it, not with the book (bench/README.md, "Books").
+BOOK_PART_SIZE = 25
 
 # Security headers. Each page may load scripts, styles, images, fonts and fetches from this
 # site only, and run no inline script or style: our scripts are files in static/js/; Django's

@@ -26,6 +26,10 @@ __all__ = ["MATHML", "XHTML", "Book", "book_of", "body_element", "local_name", "
 XHTML = "http://www.w3.org/1999/xhtml"
 MATHML = "http://www.w3.org/1998/Math/MathML"
 
+# A node's texts, left out of a book's nodes: a book reads its bodies' HTML a few at a time
+# (:meth:`Book.bodies`), so that the whole curriculum's are never in memory at once.
+TEXT_FIELDS = ("body", "body_html", "body_text")
+
 
 @dataclass
 class Book:
@@ -40,6 +44,13 @@ class Book:
     def __post_init__(self):
         self.by_path = {node.path: node for node in self.nodes}
         self.images = BookImages(self.nodes)
+
+    def bodies(self, nodes):
+        """Return the stored ``body_html`` of ``nodes`` (some of the book's), by primary key,
+        in one query."""
+        return dict(
+            Node.objects.filter(pk__in=[node.pk for node in nodes]).values_list("pk", "body_html")
+        )
 
     @property
     def chapter_count(self):
@@ -65,7 +76,7 @@ def local_name(tag):
     return tag.rpartition("}")[2]
 
 
-def body_element(node, book, link, namespaced, image=None):
+def body_element(node, book, link, namespaced, image=None, html=None):
     """Parse a node's ``body_html`` into a ``body`` element made fit for the book.
 
     Args:
@@ -76,11 +87,12 @@ def body_element(node, book, link, namespaced, image=None):
         namespaced: put HTML elements in the XHTML namespace (for XHTML) or not (for HTML).
         image: ``image(copy)`` returns the ``src`` of an image of the wiki's own in the
             book, given the :class:`~.images.Copy` it takes; None makes them alt text too.
+        html: the node's ``body_html`` (:meth:`Book.bodies`), or None to read the node's.
 
     Returns:
         The ``body`` element of an ElementTree; MathML elements are in MathML's namespace.
     """
-    html = mark_short_code(node.body_html)
+    html = mark_short_code(node.body_html if html is None else html)
     document = tinyhtml5.parse(f"<body>{html}</body>", namespace_html_elements=namespaced)
     body = next(element for element in document if local_name(element.tag) == "body")
     parents = {child: parent for parent in body.iter() for child in parent}

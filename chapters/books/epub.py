@@ -168,8 +168,9 @@ def render_epub(book, built=None, progress=None):
             )
     documents = []
     image = _packer(package)
+    bodies = book.bodies(book.nodes)
     for node in book.nodes:
-        page = _page(node, book, image)
+        page = _page(node, book, image, bodies.pop(node.pk))
         documents.append(package.add(f"n{node.pk}", _file(node), DOCUMENT, *page))
         if progress is not None:
             progress(node)
@@ -194,10 +195,11 @@ def _link(target, fragment):
     return f"{_file(target)}#{fragment}" if fragment else _file(target)
 
 
-def _page(node, book, image):
-    """Return the XHTML document of one node (its title as a heading, then its body) as
-    bytes, and its manifest properties; ``image`` places the wiki's own images."""
-    body = body_element(node, book, _link, namespaced=True, image=image)
+def _page(node, book, image, html):
+    """Return the XHTML document of one node (its title as a heading, then its body, the
+    stored ``html``) as bytes, and its manifest properties; ``image`` places the wiki's own
+    images."""
+    body = body_element(node, book, _link, namespaced=True, image=image, html=html)
     math = any(element.tag.startswith(f"{{{MATHML}}}") for element in body.iter())
     inner = escape(body.text or "") + "".join(to_xml(child, XHTML) for child in body)
     page = render_to_string(

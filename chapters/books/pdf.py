@@ -1,44 +1,53 @@
-"""A book as a PDF, laid out by WeasyPrint from one HTML document.
+"""A book as a PDF, laid out by WeasyPrint in parts and joined into one document.
 
-The document (``templates/books/book.html``) is a title page, the contents with page
-numbers (CSS ``target-counter()``), then every node in tree order; ``static/css/book.css``
-sets the pages: running headers with the chapter's title (``string-set``), page numbers,
-PDF bookmarks, and code coloured by the site's own Pygments stylesheet.
+A book is a title page and the contents (``templates/books/front.html``), then every node in
+tree order (``templates/books/part.html``), laid out a part at a time (:mod:`.parts`) so
+that a build's memory stays bounded however large the book; ``static/css/book.css`` sets the
+pages: running headers with the chapter's title (``string-set``), page numbers running on
+from part to part, and code coloured by the site's own Pygments stylesheet, with as few
+spans as draw the same colours (:mod:`.code`). The parts are joined by :mod:`.joining`,
+which points the links between them at their pages and writes one outline of bookmarks, one
+per node.
 
-WeasyPrint draws no MathML, so each formula is drawn as SVG by ziamath (from the MathML the
-site shows, in the STIX Two Math font it carries) and placed as an image on the text's
-baseline. The wiki's own images are the copies :mod:`.images` chooses, each given an address
-of the book's own (``book-image:<n>``) that :class:`BookFetcher` reads from storage.
-WeasyPrint fetches nothing else but ``data:`` URLs: no ``file://`` or ``http://`` address
-in a body is ever read, and an image from another host is never requested.
+The contents' page numbers are known only once the parts are laid out, and the parts'
+numbers only once the front matter's length is: so the front matter is laid out first with
+every page number as wide as any a book has (:data:`WIDEST_PAGE`), to learn its length, the
+parts after it, and the front matter once more with the numbers their anchors landed on.
+That layout is no longer than the first (narrower numbers wrap no more); should it be
+shorter, blank pages make up the difference, so every page keeps its number.
+
+Formulas are SVG images (:mod:`.formulas`). The wiki's own images are the copies
+:mod:`.images` chooses, each given an address of the book's own (``book-image:<n>``) that
+:class:`BookFetcher` reads from storage. WeasyPrint fetches nothing else but ``data:``
+URLs: no ``file://`` or ``http://`` address in a body is ever read, and an image from
+another host is never requested.
 """
 
-import base64
+import tempfile
 import xml.etree.ElementTree as ET
-from functools import lru_cache
+from pathlib import Path
 
-import ziamath
+from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import mark_safe
-from weasyprint import CSS, HTML
+from weasyprint import CSS
+from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
-from .content import MATHML, body_element, to_xml
+from . import parts
+from .code import fewer_spans
+from .content import body_element
+from .formulas import draw_math
+from .front import lay_out_front
+from .joining import book_link, join
 
-__all__ = ["BookFetcher", "render_pdf"]
+__all__ = ["WIDEST_PAGE", "BookFetcher", "book_style", "render_pdf"]
 
 STYLESHEETS = ("css/pygments.css", "css/book.css")
-# The size ziamath draws formulas at, in its units; the images are scaled to the text.
-MATH_SIZE = 20
-# STIX Two Math's letters are smaller than the body font's at one size: drawn a little larger.
-MATH_SCALE = 1.1
-
-# ziamath's SVG 1.1 output draws each glyph as a path where its SVG 2 output reuses glyphs
-# with <use>, which WeasyPrint draws several times slower (bench/README.md). The setting is
-# ziamath's global one; nothing else in the project draws with ziamath.
-ziamath.config.svg2 = False
+# A page number as wide as any a book has: the book's fonts draw every digit equally wide.
+WIDEST_PAGE = 99999
 
 
 def render_pdf(book, built=None, progress=None):
@@ -47,25 +56,62 @@ def render_pdf(book, built=None, progress=None):
     Args:
         book: the book.
         built: the date printed on its title page (default: now).
-        progress: called with each node once its page is made, before the whole is laid
-            out (or None).
+        progress: called with each node once its page is made, before its part is laid out
+            (or None).
+
+    Raises:
+        RuntimeError: the front matter came out longer with its page numbers than with
+            the widest ones (which the layout of text does not do).
     """
-    fetcher = BookFetcher()
-    entries = []
-    for node in book.nodes:
-        body = body_element(node, book, _link, namespaced=False, image=fetcher.add)
-        _draw_math(body)
-        html = ET.tostring(body, encoding="unicode", method="html")
-        # The stored body_html, sanitized on save (chapters.markdown), parsed and changed by
-        # body_element and _draw_math only: ids, links, images and formulas.
-        entries.append({"node": node, "body": mark_safe(html.removeprefix("<body>")[:-7])})
-        if progress is not None:
-            progress(node)
-    page = render_to_string(
-        "books/book.html", {"book": book, "entries": entries, "date": built or timezone.now()}
-    )
-    stylesheets = [CSS(filename=finders.find(name)) for name in STYLESHEETS]
-    return HTML(string=page, url_fetcher=fetcher).write_pdf(stylesheets=stylesheets)
+    style = book_style()
+    fetcher = style[1]
+    date = built or timezone.now()
+    front_pages, _ = lay_out_front(book, date, lambda node: WIDEST_PAGE, style)
+    parts.release_memory()
+    anchors = {}
+    with tempfile.TemporaryDirectory(prefix="book-") as folder:
+        folder = Path(folder)
+        files, first_page = [], front_pages + 1
+        for number, nodes in enumerate(parts.split(book.nodes, settings.BOOK_PART_SIZE)):
+            bodies = book.bodies(nodes)
+            entries = [_entry(node, bodies[node.pk], book, fetcher, progress) for node in nodes]
+            html = render_to_string("books/part.html", {"book": book, "entries": entries})
+            files.append(folder / f"part-{number}.pdf")
+            first_page += parts.lay_out(html, *style, first_page, files[-1], anchors)
+
+        def numbered(node):
+            return anchors[f"n{node.pk}"].page + 1
+
+        laid, front_files = lay_out_front(book, date, numbered, style, folder)
+        if laid > front_pages:
+            raise RuntimeError(f"The contents took {laid} pages, not {front_pages}.")
+        blank = (laid, front_pages - laid) if laid < front_pages else None
+        outline = [(node.title, node.depth, f"n{node.pk}") for node in book.nodes]
+        join([*front_files, *files], blank, anchors, outline, folder / "book.pdf")
+        return (folder / "book.pdf").read_bytes()
+
+
+def book_style():
+    """Return what a book's documents are laid out with: ``(stylesheets, fetcher,
+    font_config)``, a new :class:`BookFetcher` and WeasyPrint ``FontConfiguration``, which
+    the book's documents share."""
+    fonts = FontConfiguration()
+    stylesheets = [CSS(filename=finders.find(name), font_config=fonts) for name in STYLESHEETS]
+    return stylesheets, BookFetcher(), fonts
+
+
+def _entry(node, html, book, fetcher, progress):
+    """Return a node's entry in its part: the node, and its body (its stored ``html``) made
+    fit for the PDF."""
+    body = body_element(node, book, _link, namespaced=False, image=fetcher.add, html=html)
+    draw_math(body)
+    fewer_spans(body)
+    html = ET.tostring(body, encoding="unicode", method="html")
+    if progress is not None:
+        progress(node)
+    # The stored body_html, sanitized on save (chapters.markdown), parsed and changed by
+    # body_element, draw_math and fewer_spans only: ids, links, images, formulas and spans.
+    return {"node": node, "body": mark_safe(html.removeprefix("<body>").removesuffix("</body>"))}
 
 
 class BookFetcher(URLFetcher):
@@ -100,51 +146,5 @@ class BookFetcher(URLFetcher):
 
 
 def _link(target, fragment):
-    """Return the ``href`` of a node of the book, or of an id in it: an anchor."""
-    return f"#{fragment or f'n{target.pk}'}"
-
-
-def _draw_math(body):
-    """Replace every MathML formula in ``body`` with an image of it (or its text, in the
-    rare formula ziamath cannot draw)."""
-    parents = {child: parent for parent in body.iter() for child in parent}
-    for element in list(body.iter(f"{{{MATHML}}}math")):
-        tail, element.tail = element.tail, None
-        mathml = to_xml(element)
-        display = element.get("display", "inline")
-        attributes = _formula_image(mathml)
-        if attributes is None:
-            image = ET.Element("span", {"class": f"math-text math-{display}"})
-            image.text = "".join(element.itertext())
-        else:
-            image = ET.Element("img", {**attributes, "class": f"math math-{display}"})
-            image.set("alt", "".join(element.itertext()))
-        image.tail = tail
-        parent = parents[element]
-        parent[list(parent).index(element)] = image
-
-
-@lru_cache(maxsize=1024)
-def _formula_image(mathml):
-    """Return the ``src`` and ``style`` of an image of a formula, or None when ziamath
-    cannot draw it.
-
-    The SVG is a ``data:`` URL; the image is sized in ems, so it scales with the text, and
-    lowered by the formula's depth below its baseline (``getyofst()``, negative).
-    """
-    try:
-        formula = ziamath.Math(mathml, size=MATH_SIZE)
-        svg = formula.svg()
-        width, height = formula.getsize()
-        baseline = formula.getyofst()
-    except Exception:  # ziamath raises many kinds of errors for what it cannot lay out
-        return None
-    scale = MATH_SCALE / MATH_SIZE
-    style = (
-        f"width: {width * scale:.3f}em; height: {height * scale:.3f}em; "
-        f"vertical-align: {baseline * scale:.3f}em"
-    )
-    return {
-        "src": "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode(),
-        "style": style,
-    }
+    """Return the ``href`` of a node of the book, or of an id in it."""
+    return book_link(fragment or f"n{target.pk}")
