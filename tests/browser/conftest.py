@@ -7,6 +7,8 @@ Content-Security-Policy, and that no script threw.
 """
 
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -79,4 +81,19 @@ def browse(browser, live_server):
     yield open_page
     for context in contexts:
         context.close()
+    answered_every_request()
     assert errors == []
+
+
+def answered_every_request(seconds=10):
+    """Wait until the live server has answered the requests the closed pages sent as they
+    went (the editor's draft, sent by ``sendBeacon`` as a page is hidden; a fetch in
+    flight): one still running when the test's database is emptied after the test deadlocks
+    with the emptying on PostgreSQL. The server answers each connection in a thread of its
+    own (``socketserver.ThreadingMixIn``), named after ``process_request_thread``."""
+    deadline = time.monotonic() + seconds
+    time.sleep(0.1)  # a beacon leaves as its page closes, and may reach the server just after
+    while time.monotonic() < deadline and any(
+        "process_request_thread" in thread.name for thread in threading.enumerate()
+    ):
+        time.sleep(0.02)

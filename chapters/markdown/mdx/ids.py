@@ -29,7 +29,9 @@ __all__ = ["RESERVED_IDS", "IdFilter", "IdMarkExtension", "heading_slug"]
 RESERVED_IDS = frozenset(
     {
         "content", "toc", "site-search-q", "site-search-results", "linked-from-heading",
-        "sidebar", "toc-filter-q", "print-title", "print-toc-heading",
+        "sidebar", "toc-filter-q", "print-title", "print-toc-heading", "toc-legend",
+        # js/keys.js's sheet of shortcuts, made when "?" is pressed.
+        "shortcut-sheet", "shortcut-sheet-title",
     }
 )  # fmt: skip
 
