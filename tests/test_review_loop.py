@@ -6,8 +6,9 @@ their change."""
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
+from django.utils import timezone
 
-from chapters.models import Notification, PendingChange, ReviewComment
+from chapters.models import Node, Notification, PendingChange, ReviewComment
 from tests.helpers import edit, form_values, node, role_user, soup
 
 CHAPTER_ONE = "/area-a/section-a1/chapter-one/"
@@ -291,3 +292,19 @@ def test_a_comment_on_a_line_the_diff_does_not_have_is_refused(client, people):
     client.force_login(reader)
     response = client.post(f"/review/{change.pk}/comments/", {"line": "", "text": "Hi"})
     assert response.status_code == 403 and ReviewComment.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_change_sent_back_is_not_taken_for_a_later_change_of_its_own(people):
+    # Its row's created comes after its decided here, as when a script or a fixture stores a
+    # decided change in one go: the rule once matched the change itself as "a later change".
+    page = node("Chapter Two")
+    revision = Node.history.filter(id=page.pk).first()
+    returned = PendingChange.objects.create(
+        node=page, base_revision=revision.history_id, title=page.title, status="published",
+        parent=page.parent, body="Draft.", author=people["ed"], state="sent_back",
+        reviewer=people["rev"], comment="Add an example.", decided=timezone.now(),
+    )  # fmt: skip
+    assert returned.created > returned.decided
+    assert PendingChange.objects.sent_back_to(people["ed"], page) == returned
+    assert PendingChange.objects.sent_back_to(people["rev"], page) is None
