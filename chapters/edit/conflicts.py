@@ -79,11 +79,16 @@ class Merge:
 
     def saved_notice(self):
         """Return the sentence telling the editor their save was merged and saved at once."""
-        author = self.revision.history_user or "a script"
-        return (
-            f"{author} saved this page at {self.revision.history_date:%Y-%m-%d %H:%M} UTC "
-            "while you were editing it: their change was merged with yours."
-        )
+        return f"{_saved_meanwhile(self.revision)}: their change was merged with yours."
+
+
+def _saved_meanwhile(theirs):
+    """Return who saved the revision ``theirs`` while the editor was editing, and when."""
+    author = theirs.history_user or "a script"
+    return (
+        f"{author} saved this page at {theirs.history_date:%Y-%m-%d %H:%M} UTC while you "
+        "were editing it"
+    )
 
 
 def resolve_conflict(data, choice):
@@ -112,11 +117,7 @@ def merge_message(theirs, body_conflicts, labels):
         body_conflicts: how many places in the text conflict.
         labels: the labels of the fields that conflict.
     """
-    author = theirs.history_user or "a script"
-    said = (
-        f"{author} saved this page at {theirs.history_date:%Y-%m-%d %H:%M} UTC while you "
-        "were editing it, so your changes have not been saved yet. "
-    )
+    said = f"{_saved_meanwhile(theirs)}, so your changes have not been saved yet. "
     if not body_conflicts and not labels:
         return said + (
             "Their change (shown below) has been merged with yours: check the result, "

@@ -42,10 +42,7 @@ def change_detail(request, change_id):
     first); a reviewer decides on it (POST)."""
     if not can_edit(request.user):
         raise PermissionDenied("Only editors see proposed changes.")
-    change = get_object_or_404(
-        PendingChange.objects.select_related("node", "author", "reviewer", "parent"),
-        pk=change_id,
-    )
+    change = _pending_change(change_id)
     form = DecisionForm(initial={"version": change.version})
     if request.method == "POST":
         if not can_review(request.user):
@@ -90,10 +87,7 @@ def comment(request, change_id):
     (editors, who see changes); its author and those who commented before are told."""
     if not can_edit(request.user):
         raise PermissionDenied("Only editors comment on proposed changes.")
-    change = get_object_or_404(
-        PendingChange.objects.select_related("node", "author", "reviewer", "parent"),
-        pk=change_id,
-    )
+    change = _pending_change(change_id)
     lines = [line.key for hunk in _diff(change, title_paths())["body"] for line in hunk]
     form = CommentForm(request.POST, lines=lines)
     if not form.is_valid():
@@ -108,6 +102,12 @@ def comment(request, change_id):
     notify.change_commented(posted, request.build_absolute_uri("/"))
     messages.success(request, "Your comment was added.")
     return redirect(f"{change.get_absolute_url()}#comment-{posted.pk}")
+
+
+def _pending_change(change_id):
+    """Return the pending change ``change_id`` with what its page shows of it, or raise 404."""
+    related = PendingChange.objects.select_related("node", "author", "reviewer", "parent")
+    return get_object_or_404(related, pk=change_id)
 
 
 def _decide(request, change, decision):
