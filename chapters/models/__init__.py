@@ -15,6 +15,7 @@
 - :mod:`.drafts`, :mod:`.review`, :mod:`.watches`: what editing on the site keeps besides
   the tree (``EditDraft``, ``PendingChange``, ``Watch``), in tables no version trigger
   watches;
+- :mod:`.comments`: ``Comment``, the readers' discussion of a chapter;
 - :mod:`.notifications`: ``Notification``, what the wiki tells a user, kept until e-mailed;
 - :mod:`.workers`: ``TaskWorker``, the heartbeats of the processes running background
   tasks (``chapters.worker``);
@@ -25,6 +26,7 @@
 """
 
 from .books import BookBuild
+from .comments import Comment
 from .drafts import EditDraft
 from .links import Link, LinkResolver, PathRedirect, linking_into, mend_broken_links
 from .media import MEDIA_NAME, MediaItem, MediaResolver, MediaUse, MediaVersion
@@ -67,6 +69,7 @@ __all__ = [
     "TREE_FIELDS",
     "ApiToken",
     "BookBuild",
+    "Comment",
     "DeletionFields",
     "EditDraft",
     "Link",
