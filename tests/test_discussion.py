@@ -8,6 +8,7 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
+from django.core.management import call_command
 from django.test import Client
 
 from chapters.markdown import render_comment
@@ -285,3 +286,27 @@ def test_discussion_chapter_page_is_the_same_for_two_anonymous_readers(client, p
     count = client.get(f"/discussion/count{CHAPTER_ONE}")
     assert count.json() == {"count": 1}
     assert count["Cache-Control"] == "public, no-cache"
+
+
+@pytest.mark.django_db
+def test_discussion_is_kept_out_of_curriculum_exports_and_backed_up_on_its_own(
+    client, people, tmp_path
+):
+    client.force_login(people["ann"])
+    post(client, "A learner's **question**.")
+    curriculum = tmp_path / "curriculum.json"
+    call_command("export_curriculum", "-o", str(curriculum), verbosity=0)
+    call_command("export_markdown", str(tmp_path / "md"), verbosity=0)
+    exported = [curriculum, *(tmp_path / "md").rglob("*.md")]
+    assert [path.name for path in exported if "learner" in path.read_text()] == []
+    backup = tmp_path / "discussion.json"
+    call_command("dumpdata", "chapters.comment", output=str(backup), verbosity=0)
+    rows = list(Comment.objects.values_list("node__path", "author__username", "body_html"))
+    Comment.objects.all().delete()
+    call_command("loaddata", str(backup), verbosity=0)
+    assert list(Comment.objects.values_list("node__path", "author__username", "body_html")) == (
+        rows
+    )
+    assert rows == [
+        ("area-a/section-a1/chapter-one", "ann", "<p>A learner's <strong>question</strong>.</p>")
+    ]
