@@ -23,10 +23,17 @@ class CommentQuerySet(models.QuerySet):
 
     def thread(self, node):
         """Return the comments on ``node`` in reading order: each top comment, oldest first,
-        followed by its replies, oldest first (one query, authors and hiders joined)."""
+        followed by its replies, oldest first (one query, authors and hiders joined).
+
+        A top comment's empty ``parent`` sorts first in its group on every database
+        (PostgreSQL puts NULLs last in ascending order, SQLite first).
+        """
         found = self.filter(node=node).select_related("author", "hidden_by")
         return found.order_by(
-            models.functions.Coalesce("parent_id", "id"), "parent_id", "created", "pk"
+            models.functions.Coalesce("parent_id", "id"),
+            models.F("parent_id").asc(nulls_first=True),
+            "created",
+            "pk",
         )
 
 
