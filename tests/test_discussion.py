@@ -102,6 +102,14 @@ def test_discussion_sections_have_no_thread(client, people):
 
 
 @pytest.mark.django_db
+def test_discussion_reply_to_no_comment_of_the_chapter_is_404(client, people):
+    client.force_login(people["ann"])
+    assert post(client, "Reply.", parent=Comment(pk=99)).status_code == 404
+    assert client.post(THREAD, {"body": "Reply.", "parent": "x"}).status_code == 404
+    assert Comment.objects.count() == 0
+
+
+@pytest.mark.django_db
 def test_discussion_empty_and_too_long_comments_are_refused_with_the_limit(client, people):
     client.force_login(people["ann"])
     empty = soup(post(client, "   "))
@@ -178,6 +186,8 @@ def test_discussion_moderator_hides_and_shows_again(client, people):
     assert comments(client) == [(0, "ann", "Hidden by a moderator.")]
     assert client.get(f"/discussion/count/{CHAPTER_ONE.strip('/')}/").json() == {"count": 0}
     assert Comment.objects.get().hidden_by == people["rev"]
+    client.force_login(people["ann"])
+    assert client.post(f"/discussion/{comment.pk}/edit/", {"body": "Ham."}).status_code == 403
     client.force_login(people["rev"])
     client.post(f"/discussion/{comment.pk}/hide/", {"hidden": "0"})
     assert comments(client) == [(0, "ann", "Spam, spam.")]
@@ -310,3 +320,13 @@ def test_discussion_is_kept_out_of_curriculum_exports_and_backed_up_on_its_own(
     assert rows == [
         ("area-a/section-a1/chapter-one", "ann", "<p>A learner's <strong>question</strong>.</p>")
     ]
+
+
+@pytest.mark.django_db
+def test_discussion_thread_reads_in_two_queries(client, people, django_assert_num_queries):
+    client.force_login(people["ann"])
+    post(client, "One.")
+    post(client, "Two.", parent=Comment.objects.get())
+    client.logout()
+    with django_assert_num_queries(2):
+        assert client.get(THREAD).status_code == 200

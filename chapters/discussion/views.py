@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_GET, require_POST
@@ -39,9 +39,11 @@ def thread(request, path):
         if not request.user.is_authenticated:
             return redirect_to_login(request.path)
         form = CommentForm(request.POST)
-        parent = None
-        if request.POST.get("parent"):
-            parent = get_object_or_404(Comment, pk=request.POST["parent"], node=node)
+        parent, parent_id = None, request.POST.get("parent", "")
+        if parent_id:
+            if not parent_id.isdecimal():
+                raise Http404("No such comment.")
+            parent = get_object_or_404(Comment, pk=parent_id, node=node)
         if form.is_valid():
             if threads.over_rate(request.user):
                 messages.error(request, _rate_message())
@@ -98,8 +100,11 @@ def _own(request, comment_id):
 
 @login_required
 def edit(request, comment_id):
-    """Edit one's own comment: its form on the thread (GET), saved (POST)."""
+    """Edit one's own comment: its form on the thread (GET), saved (POST); 403 once a
+    moderator hid it (an edit would show it again under the moderator's decision)."""
     comment = _own(request, comment_id)
+    if comment.is_hidden:
+        raise PermissionDenied("A comment hidden by a moderator cannot be edited.")
     form = CommentForm(initial={"body": comment.body})
     if request.method == "POST":
         form = CommentForm(request.POST)
