@@ -13,7 +13,7 @@ from django.test import Client
 
 from chapters.markdown import render_comment
 from chapters.models import Comment, Notification, Watch
-from tests.helpers import node, role_user, soup
+from tests.helpers import edit, node, role_user, soup
 
 CHAPTER_ONE = "/area-a/section-a1/chapter-one/"
 THREAD = "/discuss/area-a/section-a1/chapter-one/"
@@ -330,3 +330,23 @@ def test_discussion_thread_reads_in_two_queries(client, people, django_assert_nu
     client.logout()
     with django_assert_num_queries(2):
         assert client.get(THREAD).status_code == 200
+
+
+@pytest.mark.django_db
+def test_discussion_thread_follows_its_chapter_when_it_moves(client, people):
+    edit("Chapter One", slug="first-chapter")
+    response = client.get(THREAD)
+    assert response.status_code == 301
+    assert response["Location"] == "/discuss/area-a/section-a1/first-chapter/"
+
+
+@pytest.mark.django_db
+def test_discussion_admin_lists_and_hides_comments(admin_client, client, people):
+    client.force_login(people["ann"])
+    post(client, "Off topic.")
+    comment = Comment.objects.get()
+    changelist = "/admin/chapters/comment/"
+    page = soup(admin_client.get(changelist))
+    assert [a.get_text() for a in page.select("#result_list tbody th a")] == [str(comment)]
+    admin_client.post(changelist, {"action": "hide", "_selected_action": [comment.pk]})
+    assert Comment.objects.get().hidden_by.username == "admin"

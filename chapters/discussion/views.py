@@ -15,6 +15,7 @@ from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_GET, require_POST
 
 from ..models import Comment, Node
+from ..views import moved_from
 from . import threads
 from .forms import CommentForm
 
@@ -30,9 +31,14 @@ def thread(request, path):
     """Show the chapter's thread; a signed-in reader posts a comment or a reply (POST).
 
     A post beyond the rate limit (``threads.over_rate``) is refused with 429 and the form
-    kept as typed.
+    kept as typed. A path the chapter had before answers 301 to its thread, as its page
+    does (``views.moved_from``).
     """
-    node = _chapter(path)
+    node = Node.objects.filter(path=path).first()
+    if node is None:
+        return moved_from(path, "chapters:discussion")
+    if not node.is_chapter:
+        raise Http404("Only chapters have a discussion.")
     form = CommentForm()
     status = 200
     if request.method == "POST":
