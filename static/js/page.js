@@ -33,7 +33,7 @@ async function copyText(text) {
 const SHORT_CODE_LINES = 25;
 
 function addCopyButtons(root) {
-  for (const pre of root.querySelectorAll(root === document ? ".body pre" : "pre")) {
+  for (const pre of root.querySelectorAll(root === document ? ".body pre:not(.mermaid)" : "pre:not(.mermaid)")) {
     const code = pre.querySelector("code");
     let block = pre.parentElement;
     if (!block.classList.contains("highlight")) {
@@ -140,11 +140,11 @@ function followHeadings(nav) {
   update();
 }
 
-// A table, formula or block of code wider than the text scrolls in its own box (wiki.css):
+// A table, formula, diagram or block of code wider than the text scrolls in its own box (wiki.css):
 // while it does, it is a Tab stop, so that the keyboard can scroll it too (WCAG 2.1.1; axe's
 // scrollable-region-focusable). Checked again when the window's width changes and when the
 // editor's preview is drawn again.
-const SCROLLING_BOXES = '.body table, .body math[display="block"], .body pre';
+const SCROLLING_BOXES = '.body table, .body math[display="block"], .body pre, .body .diagram';
 
 function reachScrollingBoxes() {
   for (const box of document.querySelectorAll(SCROLLING_BOXES)) {
@@ -174,7 +174,11 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   const print = document.querySelector(".print-button");
   if (print) {
-    print.addEventListener("click", () => window.print());
+    // Mermaid's diagrams (js/diagrams.js) are drawn before the page prints.
+    print.addEventListener("click", () => {
+      if (!document.querySelector(".body pre.mermaid") || document.body.classList.contains("diagrams-drawn")) window.print();
+      else document.addEventListener("diagrams-drawn", () => window.print(), { once: true });
+    });
     print.hidden = false;
   }
 });

@@ -1,0 +1,85 @@
+"""Diagrams in the browser: Graphviz's drawn on the server, Mermaid's drawn by the bundled
+Mermaid in its frame, on the chapter page and the print page, under the wiki's
+Content-Security-Policy (``browse`` fails a test on any console error, a refused inline
+style included); and Graphviz's in the book's PDF."""
+
+import subprocess
+
+from playwright.sync_api import expect
+
+from chapters.books.content import book_of
+from chapters.books.pdf import render_pdf
+from tests.helpers import edit, node
+
+
+CHAPTER_FOUR = "/area-a/section-a2/chapter-four/"
+DIAGRAMS = (
+    "Two diagrams.\n\n"
+    '```dot\ndigraph { label="Kernels"; Load -> Fuse }\n```\n\n'
+    "```mermaid\nflowchart LR\n  Read --> Write\n```\n"
+)
+
+
+def test_chapter_draws_a_dot_and_a_mermaid_diagram_under_the_policy(browse, small_tree):
+    edit("Chapter Four", body=DIAGRAMS)
+    page = browse(CHAPTER_FOUR)
+    dot = page.locator(".body .diagram-dot svg")
+    expect(dot).to_have_attribute("aria-label", "Kernels")
+    assert dot.locator("g.node title").all_text_contents() == ["Load", "Fuse"]
+    mermaid = page.locator(".body .diagram-mermaid svg")
+    expect(mermaid).to_have_attribute("role", "img")
+    assert mermaid.locator("g.node").count() == 2
+    assert "Read" in mermaid.text_content() and "Write" in mermaid.text_content()
+    expect(page.locator(".body pre.mermaid")).to_have_count(0)
+    expect(page.locator("body.diagrams-drawn")).to_have_count(1)
+    expect(page.locator("iframe")).to_have_count(0)  # the frame goes once it has drawn
+
+
+def test_mermaid_source_shows_without_javascript(browse, small_tree):
+    edit("Chapter Four", body=DIAGRAMS)
+    page = browse(CHAPTER_FOUR, java_script=False)
+    expect(page.locator(".body pre.mermaid")).to_have_text("flowchart LR\n  Read --> Write\n")
+    expect(page.locator(".body .diagram-dot svg g.node")).to_have_count(2)
+
+
+def test_pages_without_mermaid_load_no_diagram_script(browse, small_tree):
+    edit("Chapter Four", body="```dot\ndigraph { a -> b }\n```\n")
+    page = browse(CHAPTER_FOUR)
+    scripts = page.eval_on_selector_all("script[src]", "s => s.map(e => e.getAttribute('src'))")
+    assert [src for src in scripts if "diagrams" in src or "mermaid" in src] == []
+
+
+def test_wide_diagram_scrolls_in_its_own_box_on_a_phone(browse, small_tree):
+    wide = " ".join(f"n{i}" for i in range(30))
+    edit(
+        "Chapter Four", body=f"```dot\ndigraph {{ rankdir=LR; {wide.replace(' ', ' -> ')} }}\n```\n"
+    )
+    page = browse(CHAPTER_FOUR, viewport={"width": 360, "height": 740})
+    box = page.locator(".body .diagram-dot")
+    assert box.evaluate("b => b.scrollWidth > b.clientWidth")
+    expect(box).to_have_attribute("tabindex", "0")
+    assert page.evaluate("document.documentElement.scrollWidth") == 360
+
+
+def test_print_page_draws_both_diagrams(browse, small_tree, live_server):
+    edit("Chapter Four", body=DIAGRAMS)
+    page = browse("/print/area-a/")
+    expect(page.locator(".print-chapter .diagram-mermaid svg")).to_have_count(1)
+    expect(page.locator(".print-chapter .diagram-dot svg")).to_have_count(1)
+    page.emulate_media(media="print")
+    assert (
+        page.locator(".print-chapter .diagram-dot").evaluate("d => getComputedStyle(d).breakInside")
+        == "avoid"
+    )
+    assert page.pdf()[:5] == b"%PDF-"
+
+
+def test_book_pdf_holds_the_dot_diagram_and_the_mermaid_source(small_tree, tmp_path):
+    edit("Chapter Four", body=DIAGRAMS)
+    pdf = tmp_path / "area.pdf"
+    pdf.write_bytes(render_pdf(book_of(node("Area A"))))
+    text = subprocess.run(
+        ["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "Load" in text and "Fuse" in text and "Kernels" in text
+    assert "Read --> Write" in text
