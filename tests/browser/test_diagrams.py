@@ -11,7 +11,6 @@ from chapters.books.content import book_of
 from chapters.books.pdf import render_pdf
 from tests.helpers import edit, node
 
-
 CHAPTER_FOUR = "/area-a/section-a2/chapter-four/"
 DIAGRAMS = (
     "Two diagrams.\n\n"

@@ -1,0 +1,152 @@
+"""Diagrams in Markdown: ```dot drawn by Graphviz within bounds and allowlisted, ```mermaid
+kept as source for the browser (chapters/markdown/mdx/diagrams.py, graphviz.py, svg.py)."""
+
+import pytest
+
+from chapters.markdown import check_markdown, render_markdown, render_markdown_with_headings
+from chapters.markdown import graphviz as graphviz_module
+from chapters.markdown.graphviz import DiagramBudget, DiagramError, draw_dot
+from chapters.markdown.svg import clean_svg
+
+TWO_NODES = (
+    '<div class="diagram diagram-dot"><svg role="img" aria-label="Steps" width="65pt" '
+    'height="139pt" viewBox="0.00 0.00 65.00 139.00" fill="currentColor"><g class="graph" '
+    'transform="scale(1 1) rotate(0) translate(4 135)"><text text-anchor="middle" x="28.5" '
+    'y="-7.8" font-family="Times,serif" font-size="14.00">Steps</text><g class="node">'
+    '<title>a</title><ellipse fill="none" stroke="currentColor" cx="28.5" cy="-113" rx="27" '
+    'ry="18"></ellipse><text text-anchor="middle" x="28.5" y="-109.3" '
+    'font-family="Times,serif" font-size="14.00">a</text></g><g class="node"><title>b</title>'
+    '<ellipse fill="none" stroke="currentColor" cx="28.5" cy="-41" rx="27" ry="18"></ellipse>'
+    '<text text-anchor="middle" x="28.5" y="-37.3" font-family="Times,serif" '
+    'font-size="14.00">b</text></g><g class="edge"><title>a-&gt;b</title><path fill="none" '
+    'stroke="currentColor" d="M28.5,-94.7C28.5,-86.98 28.5,-77.71 28.5,-69.11"></path>'
+    '<polygon fill="currentColor" stroke="currentColor" points="32,-69.1 28.5,-59.1 25,-69.1 '
+    '32,-69.1"></polygon></g></g></svg></div>'
+)
+
+
+def failed(message, source):
+    """Return the HTML of a ```dot fence not drawn, as a body holds it."""
+    return (
+        f'<div class="diagram-failed"><p class="diagram-message">Diagram not drawn: {message}'
+        f'</p><pre><code class="language-dot">{source}</code></pre></div>'
+    )
+
+
+def test_dot_fence_is_drawn_as_allowlisted_svg_in_the_pages_colours():
+    html = render_markdown('```dot\ndigraph { label="Steps"; a -> b }\n```\n')
+    assert html == TWO_NODES
+
+
+def test_dot_graph_without_a_label_is_named_diagram():
+    html = render_markdown("```dot\ndigraph { a }\n```\n")
+    assert 'role="img" aria-label="Diagram"' in html
+    assert html.count('<g class="node">') == 1
+
+
+def test_mermaid_fence_is_its_escaped_source_for_the_browser():
+    html = render_markdown('```mermaid\ngraph TD\n  A["<b>x</b>"] --> B\n```\n')
+    assert html == (
+        '<div class="diagram diagram-mermaid"><pre class="mermaid">graph TD\n'
+        "  A[&quot;&lt;b&gt;x&lt;/b&gt;&quot;] --&gt; B\n</pre></div>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (
+            'digraph { a [image="/etc/passwd"] }\n',
+            "diagrams may not read files (“image” is not allowed).",
+        ),
+        (
+            'digraph { a [shapefile = "/etc/hostname", shape=epsf] }\n',
+            "diagrams may not read files (“shapefile” is not allowed).",
+        ),
+        (
+            'digraph { a [label=<<table><tr><td><IMG SRC="/etc/x.png"/></td></tr></table>>] }\n',
+            "diagrams may not read files (“&lt;IMG&gt;” is not allowed).",
+        ),
+        ('digraph { graph [imagepath="/etc"] }\n', None),
+        ("digraph {\n", "Graphviz could not read it: syntax error in line 2."),
+    ],
+)
+def test_dot_fence_not_drawn_shows_why_and_its_source_and_the_rest_renders(source, message):
+    html = render_markdown(f"Before.\n\n```dot\n{source}```\n\nAfter.\n")
+    message = message or "diagrams may not read files (“imagepath” is not allowed)."
+    escaped = source.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    escaped = escaped.replace('"', "&quot;")
+    assert html == f"<p>Before.</p>\n{failed(message, escaped)}\n<p>After.</p>"
+
+
+def test_dot_reads_no_file_named_in_a_way_the_check_cannot_see(tmp_path):
+    secret = tmp_path / "secret.svg"
+    secret.write_text('<svg xmlns="http://www.w3.org/2000/svg"><text>SECRET</text></svg>')
+    html = draw_dot(f'digraph {{ a ["ima" + "ge"="{secret}"] }}', DiagramBudget())
+    assert "SECRET" not in html and "image" not in html
+    assert html.count('<g class="node">') == 1
+
+
+def test_dot_source_too_long_is_not_drawn():
+    source = "digraph { " + "a -> b; " * 2_600 + "}"
+    with pytest.raises(DiagramError) as error:
+        draw_dot(source, DiagramBudget())
+    assert str(error.value) == "its source has 20,811 characters; at most 20,000 are allowed."
+
+
+def test_dot_layout_past_its_time_is_stopped():
+    edges = "".join(f"a{i}->a{j};" for i in range(40) for j in range(40) if i != j)
+    with pytest.raises(DiagramError) as error:
+        draw_dot(f"digraph {{ {edges} }}", DiagramBudget(seconds=0.2))
+    assert str(error.value) == "the layout took longer than 0.2 seconds."
+
+
+def test_a_bodys_diagrams_share_one_budget():
+    budget = DiagramBudget(diagrams=1)
+    draw_dot("digraph { a }", budget)
+    with pytest.raises(DiagramError) as error:
+        draw_dot("digraph { b }", budget)
+    assert str(error.value) == "the page has more than 1 diagrams."
+
+
+def test_dot_missing_shows_the_source(monkeypatch):
+    monkeypatch.setattr(graphviz_module.shutil, "which", lambda name: None)
+    html = render_markdown("```dot\ndigraph { a }\n```\n")
+    assert html == failed("Graphviz is not installed on the server.", "digraph { a }\n")
+
+
+def test_checking_a_text_runs_no_graphviz(monkeypatch):
+    def refuse(*args):
+        raise AssertionError("dot was run")
+
+    monkeypatch.setattr("chapters.markdown.mdx.diagrams.draw_dot", refuse)
+    check_markdown("```dot\ndigraph { a }\n```\n")
+    html, _headings = render_markdown_with_headings("```dot\ndigraph { a }\n```\n", highlight=False)
+    assert html == '<pre><code class="language-dot">digraph { a }\n</code></pre>'
+
+
+def test_svg_allowlist_drops_scripts_links_handlers_images_styles_and_ids():
+    hostile = (
+        b'<?xml version="1.0"?><!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" '
+        b'"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">'
+        b'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+        b'width="10pt" height="10pt" viewBox="0 0 10 10" onload="alert(1)">'
+        b'<g id="graph0" class="graph"><title>%3</title><polygon fill="white" points="0,0 1,1"/>'
+        b"<script>alert(2)</script><style>g{fill:url(http://x/)}</style>"
+        b'<foreignObject><div xmlns="http://www.w3.org/1999/xhtml">x</div></foreignObject>'
+        b'<g id="a_node1"><a xlink:href="javascript:alert(3)" xlink:title="t">'
+        b'<image xlink:href="file:///etc/passwd" width="1" height="1"/>'
+        b'<text x="1" y="2" fill="url(#p)" style="fill:url(http://x/)" onclick="x()">A</text>'
+        b'</a></g><path d="M0,0 L1,1" stroke="#000000" transform="translate(1 1)"/>'
+        b"</g></svg>"
+    )
+    assert clean_svg(hostile) == (
+        '<svg role="img" aria-label="Diagram" width="10pt" height="10pt" viewBox="0 0 10 10" '
+        'fill="currentColor"><g class="graph"><g><text x="1" y="2">A</text></g>'
+        '<path d="M0,0 L1,1" stroke="currentColor"></path></g></svg>'
+    )
+
+
+def test_svg_declaring_an_entity_is_refused():
+    with pytest.raises(ValueError, match="The SVG declares an entity."):
+        clean_svg(b'<!DOCTYPE svg [<!ENTITY a "b">]><svg xmlns="http://www.w3.org/2000/svg"/>')
