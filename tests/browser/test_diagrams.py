@@ -5,11 +5,15 @@ style included); and Graphviz's in the book's PDF."""
 
 import subprocess
 
+import pytest
 from playwright.sync_api import expect
 
 from chapters.books.content import book_of
 from chapters.books.pdf import render_pdf
+from tests.browser.test_accessibility import violations
 from tests.helpers import edit, node
+
+pytestmark = pytest.mark.browser
 
 CHAPTER_FOUR = "/area-a/section-a2/chapter-four/"
 DIAGRAMS = (
@@ -82,3 +86,15 @@ def test_book_pdf_holds_the_dot_diagram_and_the_mermaid_source(small_tree, tmp_p
     ).stdout
     assert "Load" in text and "Fuse" in text and "Kernels" in text
     assert "Read --> Write" in text
+
+
+@pytest.mark.parametrize("color_scheme", ["light", "dark"])
+def test_chapter_with_diagrams_has_no_accessibility_violations(browse, small_tree, color_scheme):
+    failing = "```dot\ndigraph {\n```\n"
+    edit("Chapter Four", body=f"{DIAGRAMS}\n{failing}")
+    page = browse(CHAPTER_FOUR, color_scheme=color_scheme)
+    expect(page.locator("body.diagrams-drawn")).to_have_count(1)
+    expect(page.locator(".body .diagram-failed .diagram-message")).to_have_text(
+        "Diagram not drawn: Graphviz could not read it: syntax error in line 2."
+    )
+    assert violations(page) == []
