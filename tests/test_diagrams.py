@@ -3,10 +3,16 @@ kept as source for the browser (chapters/markdown/mdx/diagrams.py, graphviz.py, 
 
 import pytest
 
-from chapters.markdown import check_markdown, render_markdown, render_markdown_with_headings
+from chapters.markdown import (
+    check_markdown,
+    html_to_text,
+    render_markdown,
+    render_markdown_with_headings,
+)
 from chapters.markdown import graphviz as graphviz_module
 from chapters.markdown.graphviz import DiagramBudget, DiagramError, draw_dot
 from chapters.markdown.svg import clean_svg
+from tests.helpers import edit, soup
 
 TWO_NODES = (
     '<div class="diagram diagram-dot"><svg role="img" aria-label="Steps" width="65pt" '
@@ -23,6 +29,10 @@ TWO_NODES = (
     '<polygon fill="currentColor" stroke="currentColor" points="32,-69.1 28.5,-59.1 25,-69.1 '
     '32,-69.1"></polygon></g></g></svg></div>'
 )
+
+
+# A graph whose layout takes seconds: 40 nodes, each linked to every other.
+DENSE = "".join(f"a{i}->a{j};" for i in range(40) for j in range(40) if i != j)
 
 
 def failed(message, source):
@@ -95,18 +105,45 @@ def test_dot_source_too_long_is_not_drawn():
 
 
 def test_dot_layout_past_its_time_is_stopped():
-    edges = "".join(f"a{i}->a{j};" for i in range(40) for j in range(40) if i != j)
     with pytest.raises(DiagramError) as error:
-        draw_dot(f"digraph {{ {edges} }}", DiagramBudget(seconds=0.2))
-    assert str(error.value) == "the layout took longer than 0.2 seconds."
+        draw_dot(f"digraph {{ {DENSE} }}", DiagramBudget(seconds=0.2))
+    assert str(error.value) == "the layout took longer than 0.2 s."
+
+
+def test_dot_layout_past_its_processor_time_is_killed(monkeypatch):
+    monkeypatch.setattr(graphviz_module, "DOT_CPU_SECONDS", 1)
+    with pytest.raises(DiagramError) as error:
+        draw_dot(f"digraph {{ {DENSE} }}", DiagramBudget())
+    assert str(error.value) == "the layout took more than 1 s of processor time."
+
+
+def test_dot_past_its_memory_is_stopped(monkeypatch):
+    monkeypatch.setattr(graphviz_module, "DOT_MEMORY_BYTES", 25_000_000)
+    with pytest.raises(DiagramError) as error:
+        draw_dot(f"digraph {{ {DENSE} }}", DiagramBudget())
+    assert str(error.value) == (
+        "Graphviz stopped without drawing it (out of memory, or it crashed)."
+    )
+
+
+def test_dot_drawing_past_its_size_is_stopped(monkeypatch):
+    monkeypatch.setattr(graphviz_module, "SVG_MAX_BYTES", 5_000)
+    nodes = "".join(f"n{i};" for i in range(100))
+    with pytest.raises(DiagramError) as error:
+        draw_dot(f"digraph {{ {nodes} }}", DiagramBudget())
+    assert str(error.value) == "the drawing has more than 5,000 bytes; draw fewer nodes."
 
 
 def test_a_bodys_diagrams_share_one_budget():
-    budget = DiagramBudget(diagrams=1)
+    budget = DiagramBudget(diagrams=2)
     draw_dot("digraph { a }", budget)
+    draw_dot("digraph { b }", budget)
     with pytest.raises(DiagramError) as error:
-        draw_dot("digraph { b }", budget)
-    assert str(error.value) == "the page has more than 1 diagrams."
+        draw_dot("digraph { c }", budget)
+    assert str(error.value) == "the page has more than 2 diagrams."
+    with pytest.raises(DiagramError) as error:
+        draw_dot("digraph { d }", DiagramBudget(seconds=0))
+    assert str(error.value) == "the page's diagrams took more than 0 s in all."
 
 
 def test_dot_missing_shows_the_source(monkeypatch):
@@ -150,3 +187,51 @@ def test_svg_allowlist_drops_scripts_links_handlers_images_styles_and_ids():
 def test_svg_declaring_an_entity_is_refused():
     with pytest.raises(ValueError, match="The SVG declares an entity."):
         clean_svg(b'<!DOCTYPE svg [<!ENTITY a "b">]><svg xmlns="http://www.w3.org/2000/svg"/>')
+
+
+def test_search_reads_a_diagrams_labels_not_its_tooltips():
+    html = render_markdown(
+        'Intro.\n\n```dot\ndigraph { label="Steps"; Load -> Fuse }\n```\n\n'
+        "```mermaid\ngraph TD\n  A --> B\n```\n"
+    )
+    assert html_to_text(html) == "Intro. Steps Load Fuse graph TD A --> B"
+
+
+def test_mermaid_frame_has_its_own_policy_and_may_be_framed_by_the_wiki_only(client):
+    response = client.get("/diagrams/mermaid.html")
+    assert response.status_code == 200
+    directives = sorted(response["Content-Security-Policy"].split("; "))
+    assert directives == [
+        "base-uri 'none'",
+        "default-src 'none'",
+        "font-src 'self'",
+        "form-action 'none'",
+        "frame-ancestors 'self'",
+        "img-src 'self' data:",
+        "script-src 'self'",
+        "style-src 'self' 'unsafe-inline'",
+    ]
+    assert response["X-Frame-Options"] == "SAMEORIGIN"
+    assert response["Cache-Control"] == "public, max-age=3600"
+    assert [script["src"] for script in soup(response).select("script")] == [
+        "/static/vendor/mermaid/mermaid.min.js",
+        "/static/js/mermaid-frame.js",
+    ]
+    assert soup(response).body.get_text(strip=True) == ""
+
+
+@pytest.mark.django_db
+def test_only_a_chapter_with_mermaid_loads_the_diagram_script_under_the_same_policy(
+    client, small_tree
+):
+    edit("Chapter Four", body="```mermaid\ngraph TD\n  A --> B\n```\n")
+    edit("Chapter Five", body="```dot\ndigraph { a }\n```\n")
+    with_mermaid = client.get("/area-a/section-a2/chapter-four/")
+    without = client.get("/area-b/section-b1/chapter-five/")
+    assert [
+        (script["src"], script.get("data-frame"))
+        for script in soup(with_mermaid).select("main script")
+    ] == [("/static/js/diagrams.js", "/diagrams/mermaid.html")]
+    assert soup(without).select("main script") == []
+    assert with_mermaid["Content-Security-Policy"] == without["Content-Security-Policy"]
+    assert "'unsafe-inline'" not in with_mermaid["Content-Security-Policy"]

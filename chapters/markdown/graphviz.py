@@ -28,6 +28,7 @@ above the diagram's source.
 
 import os
 import re
+import selectors
 import shutil
 import subprocess
 import tempfile
@@ -96,7 +97,7 @@ class DiagramBudget:
         remaining = self.seconds - self.spent
         if remaining <= 0:
             raise DiagramError(
-                f"the page's diagrams took more than {self.seconds:g} seconds in all."
+                f"the page's diagrams took more than {self.seconds:g} s in all."
             )
         self.count += 1
         return min(DOT_SECONDS_MAX, remaining)
@@ -155,11 +156,17 @@ def _dot_command():
 def _run_dot(source, seconds):
     """Run ``dot`` on ``source`` in Graphviz's safe mode; return the SVG it wrote, as bytes.
 
+    The source is given on standard input from an unnamed temporary file (so no pipe can
+    fill while ``dot`` is not reading it), and what ``dot`` writes is read as it comes, up to
+    ``SVG_MAX_BYTES``, until it ends or ``seconds`` have passed; past either, it is killed.
+
     Raises:
         DiagramError: as :func:`draw_dot`.
     """
     command = _dot_command()
-    with tempfile.TemporaryDirectory(prefix="wiki-dot-") as empty:
+    with tempfile.TemporaryDirectory(prefix="wiki-dot-") as empty, tempfile.TemporaryFile() as src:
+        src.write(source.encode())
+        src.seek(0)
         environment = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "SERVER_NAME": "wiki",  # Graphviz's safe mode: files only from GV_FILE_PATH
@@ -168,7 +175,7 @@ def _run_dot(source, seconds):
         try:
             process = subprocess.Popen(
                 command,
-                stdin=subprocess.PIPE,
+                stdin=src,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=empty,
@@ -177,18 +184,44 @@ def _run_dot(source, seconds):
         except OSError as error:
             raise DiagramError("Graphviz could not be started on the server.") from error
         try:
-            output, errors = process.communicate(source.encode(), timeout=seconds)
-        except subprocess.TimeoutExpired as error:
-            process.kill()
-            process.communicate()
-            raise DiagramError(f"the layout took longer than {seconds:g} seconds.") from error
-    if len(output) > SVG_MAX_BYTES:
-        raise DiagramError(
-            f"the drawing is larger than {SVG_MAX_BYTES // (1024 * 1024)} MB; draw fewer nodes."
-        )
+            output, errors = _read(process, seconds)
+        finally:
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+            process.stdout.close()
+            process.stderr.close()
     if process.returncode != 0 or not output:
         raise DiagramError(_failure(process.returncode, errors.decode(errors="replace")))
     return output
+
+
+def _read(process, seconds):
+    """Return what ``process`` writes to its standard output and error until it closes them.
+
+    Raises:
+        DiagramError: ``seconds`` passed first, or the output passed ``SVG_MAX_BYTES``.
+    """
+    deadline = time.monotonic() + seconds
+    read = {process.stdout: bytearray(), process.stderr: bytearray()}
+    with selectors.DefaultSelector() as selector:
+        for pipe in read:
+            selector.register(pipe, selectors.EVENT_READ)
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise DiagramError(f"the layout took longer than {seconds:g} s.")
+            for key, _events in selector.select(remaining):
+                chunk = os.read(key.fd, 1 << 16)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    continue
+                read[key.fileobj] += chunk
+                if len(read[process.stdout]) > SVG_MAX_BYTES:
+                    raise DiagramError(
+                        f"the drawing has more than {SVG_MAX_BYTES:,} bytes; draw fewer nodes."
+                    )
+    return bytes(read[process.stdout]), bytes(read[process.stderr][:10_000])
 
 
 def _failure(returncode, errors):
@@ -198,12 +231,12 @@ def _failure(returncode, errors):
         returncode: dot's exit status (negative: the signal that ended it).
         errors: what it wrote to standard error.
     """
-    if returncode in (-9, -24) or "CPU time" in errors:  # SIGKILL, SIGXCPU at the CPU limit
-        return f"the layout took longer than {DOT_CPU_SECONDS} seconds."
+    if returncode in (-9, -24):  # SIGKILL (or SIGXCPU) at the CPU limit
+        return f"the layout took more than {DOT_CPU_SECONDS:g} s of processor time."
     lines = [line.strip() for line in errors.splitlines() if line.startswith("Error")]
     if lines:
         message = lines[0].removeprefix("Error:").replace("<stdin>:", "").strip()
         return f"Graphviz could not read it: {message[:200]}."
-    if "memory" in errors.lower() or returncode < 0:
-        return "Graphviz stopped without drawing it (out of memory)."
+    if returncode < 0:  # at the memory limit dot crashes (SIGSEGV, SIGTRAP, SIGABRT)
+        return "Graphviz stopped without drawing it (out of memory, or it crashed)."
     return "Graphviz stopped without drawing it."
