@@ -96,9 +96,7 @@ class DiagramBudget:
             raise DiagramError(f"the page has more than {self.diagrams} diagrams.")
         remaining = self.seconds - self.spent
         if remaining <= 0:
-            raise DiagramError(
-                f"the page's diagrams took more than {self.seconds:g} s in all."
-            )
+            raise DiagramError(f"the page's diagrams took more than {self.seconds:g} s in all.")
         self.count += 1
         return min(DOT_SECONDS_MAX, remaining)
 
