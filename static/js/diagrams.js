@@ -5,7 +5,7 @@
 // back takes the <pre>'s place. The SVG is placed without its <style> and style attributes,
 // which the page's Content-Security-Policy forbids; they are given back through CSSOM (a
 // constructed stylesheet, element.style), which it does not govern. A diagram Mermaid cannot
-// read keeps its source, with Mermaid's message above it. When every diagram is drawn (or
+// read keeps its source, with the first line of Mermaid's message above it. When every diagram is drawn (or
 // given up), the body gets the class "diagrams-drawn"; the print page's Print button waits
 // for it (js/page.js).
 "use strict";
@@ -18,7 +18,9 @@
     if (answer.error) {
       const message = document.createElement("p");
       message.className = "diagram-message";
-      message.textContent = `Diagram not drawn: ${answer.error}`;
+      // Mermaid's first line ("Parse error on line 4:"); the rest is a picture in ASCII.
+      const first = answer.error.split("\n")[0].replace(/:$/, "");
+      message.textContent = `Diagram not drawn: Mermaid could not read it: ${first}.`;
       box.classList.replace("diagram", "diagram-failed");
       box.prepend(message);
       return;

@@ -33,7 +33,9 @@ async function copyText(text) {
 const SHORT_CODE_LINES = 25;
 
 function addCopyButtons(root) {
-  for (const pre of root.querySelectorAll(root === document ? ".body pre:not(.mermaid)" : "pre:not(.mermaid)")) {
+  // A Mermaid diagram's source (js/diagrams.js draws it) is no code to copy.
+  const blocks = root === document ? ".body pre:not(.mermaid)" : "pre:not(.mermaid)";
+  for (const pre of root.querySelectorAll(blocks)) {
     const code = pre.querySelector("code");
     let block = pre.parentElement;
     if (!block.classList.contains("highlight")) {
@@ -80,6 +82,8 @@ function addCopyButtons(root) {
     pre.before(button, status);
   }
 }
+
+const DIAGRAMS_WAIT_MS = 10000;
 
 function prepareForPrint() {
   const date = document.querySelector(".print-date");
@@ -174,10 +178,21 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   const print = document.querySelector(".print-button");
   if (print) {
-    // Mermaid's diagrams (js/diagrams.js) are drawn before the page prints.
+    // Mermaid's diagrams (js/diagrams.js) are drawn before the page prints; after
+    // DIAGRAMS_WAIT_MS it prints anyway, with the source of those not drawn.
     print.addEventListener("click", () => {
-      if (!document.querySelector(".body pre.mermaid") || document.body.classList.contains("diagrams-drawn")) window.print();
-      else document.addEventListener("diagrams-drawn", () => window.print(), { once: true });
+      const drawn = document.body.classList.contains("diagrams-drawn");
+      if (drawn || !document.querySelector(".body pre.mermaid")) {
+        window.print();
+        return;
+      }
+      const go = () => {
+        clearTimeout(timer);
+        document.removeEventListener("diagrams-drawn", go);
+        window.print();
+      };
+      const timer = setTimeout(go, DIAGRAMS_WAIT_MS);
+      document.addEventListener("diagrams-drawn", go);
     });
     print.hidden = false;
   }

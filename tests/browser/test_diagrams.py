@@ -67,6 +67,14 @@ def test_wide_diagram_scrolls_in_its_own_box_on_a_phone(browse, small_tree):
 def test_print_page_draws_both_diagrams(browse, small_tree, live_server):
     edit("Chapter Four", body=DIAGRAMS)
     page = browse("/print/area-a/")
+    page.evaluate(
+        "window.print = () => { document.body.dataset.printedDiagrams ="
+        " document.querySelectorAll('.diagram-mermaid svg').length; }"
+    )
+    page.get_by_role("button", name="Print").click()  # prints once the diagrams are drawn
+    expect(page.locator("body[data-printed-diagrams]")).to_have_attribute(
+        "data-printed-diagrams", "1"
+    )
     expect(page.locator(".print-chapter .diagram-mermaid svg")).to_have_count(1)
     expect(page.locator(".print-chapter .diagram-dot svg")).to_have_count(1)
     page.emulate_media(media="print")
@@ -105,3 +113,15 @@ def test_chapter_with_diagrams_has_no_accessibility_violations(browse, small_tre
         "Diagram not drawn: Graphviz could not read it: syntax error in line 2."
     )
     assert violations(page) == []
+
+
+def test_mermaid_diagram_that_cannot_be_read_keeps_its_source_and_says_why(browse, small_tree):
+    edit("Chapter Four", body="```mermaid\nflowchart LR\n  A -->\n```\n\nAfter.\n")
+    page = browse(CHAPTER_FOUR)
+    expect(page.locator("body.diagrams-drawn")).to_have_count(1)
+    failed = page.locator(".body .diagram-failed")
+    expect(failed.locator("pre.mermaid")).to_have_text("flowchart LR\n  A -->\n")
+    expect(failed.locator(".diagram-message")).to_have_text(
+        "Diagram not drawn: Mermaid could not read it: Parse error on line 4."
+    )
+    expect(page.locator(".body p").last).to_have_text("After.")
