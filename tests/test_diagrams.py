@@ -175,12 +175,16 @@ def test_svg_allowlist_drops_scripts_links_handlers_images_styles_and_ids():
         b'<image xlink:href="file:///etc/passwd" width="1" height="1"/>'
         b'<text x="1" y="2" fill="url(#p)" style="fill:url(http://x/)" onclick="x()">A</text>'
         b'</a></g><path d="M0,0 L1,1" stroke="#000000" transform="translate(1 1)"/>'
+        b'<g class="node skip-link"><polygon fill="url(#l_0)" points="0,0 1,1"/></g>'
+        b'<g class="visually-hidden"><polygon fill="#ff0000" points="0,0 1,1"/></g>'
         b"</g></svg>"
     )
     assert clean_svg(hostile) == (
         '<svg role="img" aria-label="Diagram" width="10pt" height="10pt" viewBox="0 0 10 10" '
         'fill="currentColor"><g class="graph"><g><text x="1" y="2">A</text></g>'
-        '<path d="M0,0 L1,1" stroke="currentColor"></path></g></svg>'
+        '<path d="M0,0 L1,1" stroke="currentColor"></path><g class="node">'
+        '<polygon fill="none" points="0,0 1,1"></polygon></g><g>'
+        '<polygon fill="#ff0000" points="0,0 1,1"></polygon></g></g></svg>'
     )
 
 

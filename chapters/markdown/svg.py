@@ -15,8 +15,10 @@ its text).
 
 Colours follow the theme: Graphviz's default black becomes ``currentColor`` (the text's
 colour, light in dark mode) and its white becomes ``none``; the page's background shows
-through. Colours an author chose are kept. The root ``svg`` gets ``role="img"`` and an
-``aria-label``: the graph's label if it has one, else "Diagram".
+through. Colours an author chose are kept, gradients are not (their shapes are unfilled), and
+of the classes only Graphviz's own (``graph``, ``node``, ``edge``, ``cluster``). The root
+``svg`` gets ``role="img"`` and an ``aria-label``: the graph's label if it has one, else
+"Diagram".
 """
 
 import re
@@ -35,7 +37,9 @@ _PATH = re.compile(rf"(?:[MCLZmclz]|{NUMBER}|[ ,])+")
 _VIEWBOX = re.compile(rf"{NUMBER}(?: {NUMBER}){{3}}")
 _COLOUR = re.compile(r"#[0-9a-fA-F]{3,8}|[a-zA-Z]{1,30}")
 _TRANSFORM = re.compile(rf"(?:(?:scale|rotate|translate)\({NUMBER}(?: {NUMBER})?\) ?)+")
-_CLASS = re.compile(r"[A-Za-z][\w -]{0,60}")
+# Graphviz's own classes; an author's ("class" in DOT) are dropped, as they could name the page's.
+GRAPHVIZ_CLASSES = ("graph", "node", "edge", "cluster")
+_CLASS = re.compile(rf"(?:{'|'.join(GRAPHVIZ_CLASSES)})(?: .*)?", re.S)
 _FONT = re.compile(r"[A-Za-z][A-Za-z0-9 ,-]{0,60}")
 _DASHES = re.compile(rf"{NUMBER}(?:,{NUMBER})*")
 
@@ -153,6 +157,10 @@ def _element(element, top=False):
         pattern = allowed.get(key)
         if pattern is not None and pattern.fullmatch(value):
             attributes[key] = _themed(key, value)
+        elif key == "fill" and name not in TEXTS:
+            attributes[key] = "none"  # a gradient's url(#...): not the root's currentColor
+    if "class" in attributes:
+        attributes["class"] = attributes["class"].split(" ", 1)[0]
     text = escape(element.text) if element.text and name in TEXTS else ""
     if top:
         children = _without_name_and_paper(children)
