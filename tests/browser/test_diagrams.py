@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from chapters.books.content import book_of
 from chapters.books.pdf import render_pdf
 from tests.browser.test_accessibility import violations
-from tests.helpers import edit, node
+from tests.helpers import edit, node, role_user
 
 pytestmark = pytest.mark.browser
 
@@ -125,3 +125,16 @@ def test_mermaid_diagram_that_cannot_be_read_keeps_its_source_and_says_why(brows
         "Diagram not drawn: Mermaid could not read it: Parse error on line 4."
     )
     expect(page.locator(".body p").last).to_have_text("After.")
+
+
+def test_editor_preview_draws_both_diagrams_again_as_the_text_changes(browse, small_tree):
+    page = browse("/edit/area-a/section-a2/chapter-four/", user=role_user("ed", "Editor"))
+    page.fill("#id_body", DIAGRAMS)
+    preview = page.locator("#preview")
+    expect(preview.locator(".diagram-dot svg g.node")).to_have_count(2)
+    expect(preview.locator(".diagram-mermaid svg g.node")).to_have_count(2)
+    page.fill("#id_body", DIAGRAMS.replace("Read --> Write", "Read --> Check --> Write"))
+    expect(preview.locator(".diagram-mermaid svg g.node")).to_have_count(3)
+    expect(page.locator("iframe.mermaid-frame")).to_have_count(0)
+    # One diagram in the page, one stylesheet of Mermaid's kept.
+    assert page.evaluate("document.adoptedStyleSheets.length") == 1
