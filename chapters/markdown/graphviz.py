@@ -140,6 +140,9 @@ def draw_dot(source, budget):
 def _dot_command():
     """Return the command that runs ``dot`` under its CPU and memory limits.
 
+    Without ``prlimit`` (util-linux, in every Debian system) ``dot`` runs without them, still
+    killed at its wall time (:func:`_read`).
+
     Raises:
         DiagramError: ``dot`` (Debian's ``graphviz``) is not installed.
     """
