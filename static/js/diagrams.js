@@ -67,6 +67,13 @@
         element.style.cssText = answer.styles[Number(index)] || "";
       }
     }
+    // At its own width, as Graphviz's are: a wide one scrolls in its box (wiki.css), rather
+    // than shrinking to unreadable text on a phone; print.css fits it to the paper.
+    const width = svg.viewBox.baseVal && svg.viewBox.baseVal.width;
+    if (width) {
+      svg.style.maxWidth = "none";
+      svg.style.width = `${Math.ceil(width)}px`;
+    }
     svg.setAttribute("role", "img");
     if (!svg.hasAttribute("aria-label")) svg.setAttribute("aria-label", "Diagram");
     pre.replaceWith(svg);

@@ -167,6 +167,7 @@ document.addEventListener("DOMContentLoaded", () => {
   const nav = document.querySelector(".on-this-page");
   if (nav) followHeadings(nav);
   addCopyButtons(document);
+  document.addEventListener("diagrams-drawn", reachScrollingBoxes); // js/diagrams.js
   document.addEventListener("preview-updated", (event) => {
     addCopyButtons(event.target);
     reachScrollingBoxes();

@@ -52,15 +52,22 @@ def test_pages_without_mermaid_load_no_diagram_script(browse, small_tree):
     assert [src for src in scripts if "diagrams" in src or "mermaid" in src] == []
 
 
-def test_wide_diagram_scrolls_in_its_own_box_on_a_phone(browse, small_tree):
-    wide = " ".join(f"n{i}" for i in range(30))
+def test_wide_diagrams_scroll_in_their_own_boxes_on_a_phone(browse, small_tree):
+    chain = " -> ".join(f"n{i}" for i in range(12))
+    flow = " --> ".join(f"n{i}" for i in range(12))
     edit(
-        "Chapter Four", body=f"```dot\ndigraph {{ rankdir=LR; {wide.replace(' ', ' -> ')} }}\n```\n"
+        "Chapter Four",
+        body=(
+            f"```dot\ndigraph {{ rankdir=LR; {chain} }}\n```\n\n"
+            f"```mermaid\nflowchart LR\n  {flow}\n```\n"
+        ),
     )
     page = browse(CHAPTER_FOUR, viewport={"width": 360, "height": 740})
-    box = page.locator(".body .diagram-dot")
-    assert box.evaluate("b => b.scrollWidth > b.clientWidth")
-    expect(box).to_have_attribute("tabindex", "0")
+    expect(page.locator("body.diagrams-drawn")).to_have_count(1)
+    boxes = page.locator(".body .diagram")
+    assert boxes.evaluate_all("bs => bs.map(b => b.scrollWidth > b.clientWidth)") == [True, True]
+    for index in range(2):
+        expect(boxes.nth(index)).to_have_attribute("tabindex", "0")
     assert page.evaluate("document.documentElement.scrollWidth") == 360
 
 
