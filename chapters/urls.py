@@ -4,7 +4,7 @@ chapters/models/placement.py)."""
 
 from django.urls import path, register_converter
 
-from . import crawlers, feeds, health, metrics, views
+from . import crawlers, diagrams, feeds, health, metrics, views
 from .books import views as books
 from .edit import notifications as edit_notifications
 from .edit import outline as edit_outline
@@ -111,6 +111,8 @@ urlpatterns = [
     path("books/<str:format>/", books.book, name="book"),
     path("books/<str:format>/<nodepath:path>/", books.book, name="book-section"),
     path("print/<nodepath:path>/", views.print_section, name="print"),
+    # Not slug-like (a dot), so no node's path can take it.
+    path("diagrams/mermaid.html", diagrams.mermaid_frame, name="mermaid-frame"),
     path("contents/<pagesversion:pages_version>.html", views.contents_list, name="contents"),
     path("<nodepath:path>/", views.node_detail, name="node"),
 ]

@@ -115,6 +115,7 @@ def print_section(request, path):
             "node": node,
             "ancestors": navigation.breadcrumb(node),
             "entries": entries,
+            "has_mermaid": any(entry.has_mermaid for entry, _depth in entries),
             "source_url": request.build_absolute_uri(node.get_absolute_url()),
         },
     )

@@ -18,7 +18,7 @@ from django.utils import timezone
 from mptt.models import MPTTModel, TreeForeignKey
 from simple_history.models import HistoricalRecords
 
-from chapters.markdown import BODY_MAX_LENGTH
+from chapters.markdown import BODY_MAX_LENGTH, MERMAID_MARK
 
 from . import rules
 from .body import NodeBody
@@ -122,6 +122,12 @@ class Node(NodeRules, NodePaths, NodeBody, NodeDeletion, MPTTModel):
     def get_absolute_url(self):
         """Return the node's URL, built from the stored path without a query."""
         return reverse("chapters:node", kwargs={"path": self.path})
+
+    @property
+    def has_mermaid(self):
+        """Return whether the stored body holds a Mermaid diagram, for which its page loads
+        ``static/js/diagrams.js`` (``chapters.markdown.mdx.diagrams``)."""
+        return MERMAID_MARK in self.body_html
 
     @property
     def is_chapter(self):
