@@ -148,6 +148,7 @@ SITE_SCRIPTS = [
     "/static/js/keys.js",
     "/static/js/toc.js",
     "/static/js/page.js",
+    "/static/js/progress.js",
     "/static/js/search-box.js",
 ]
 

@@ -216,7 +216,8 @@ class NodeQuerySet(TreeQuerySet):
         """Return the nodes with only the fields links and the table of contents need.
 
         Returns:
-            A queryset that defers the Markdown body, its HTML, its text and its headings.
+            A queryset that defers the Markdown body, its HTML, its text and its headings
+            (not its ``words``: sections sum them for their reading time).
         """
         return self.defer("body", "body_html", "body_text", "headings")
 
