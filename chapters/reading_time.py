@@ -29,8 +29,8 @@ def count_words(text):
 def reading_time(words):
     """Return the reading time of ``words`` words as the pages say it, e.g. "7 min read".
 
-    Minutes are rounded to the nearest whole one, at least 1 for any text; from an hour on,
-    hours and minutes ("1 h 5 min read"). The rate is :data:`WORDS_PER_MINUTE`, from
+    Minutes are rounded to the nearest whole one (a half up), at least 1 for any text; from
+    an hour on, hours and minutes ("1 h 5 min read"). The rate is :data:`WORDS_PER_MINUTE`, from
     Brysbaert's meta-analysis of silent reading rates (2019), for non-fiction.
 
     Args:
@@ -41,7 +41,7 @@ def reading_time(words):
     """
     if words <= 0:
         return ""
-    minutes = max(1, round(words / WORDS_PER_MINUTE))
+    minutes = max(1, int(words / WORDS_PER_MINUTE + 0.5))
     if minutes < 60:
         return f"{minutes} min read"
     hours, minutes = divmod(minutes, 60)
