@@ -12,7 +12,8 @@
 // - On a chapter: "Mark as done" at its end (the D key presses it, js/keys.js). Everywhere:
 //   a tick after each chapter done in "All chapters" and in a section's list, "N of M
 //   chapters done" for the sections and areas whose progress the page shows (data-progress:
-//   the section's path, data-chapters: how many chapters it has).
+//   the section's path, data-chapters: how many chapters it has), once any chapter is done;
+//   after a section's name in a list ("N of M done"), once one of its own is.
 "use strict";
 
 (() => {
@@ -116,7 +117,8 @@
       count.querySelector(".progress-text").textContent = compact
         ? `${done} of ${total} done`
         : `${done} of ${total} chapters done`;
-      count.hidden = paths.size === 0;
+      // After a section's name, only once the reader has begun it.
+      count.hidden = compact ? done === 0 : paths.size === 0;
     }
   }
 
