@@ -64,7 +64,7 @@ document.addEventListener("keydown", (event) => {
   }
 
   if (event.key === "d" || event.key === "D") {
-    const button = document.querySelector(".chapter-done:not([hidden]) .done-button");
+    const button = document.querySelector(".chapter-done .done-button");
     if (!button || button.disabled) return;
     event.preventDefault();
     button.click();

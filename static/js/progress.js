@@ -132,15 +132,16 @@
       button.append(mark);
     }
     button.classList.toggle("is-done", done);
-    box.hidden = false;
   }
 
   function applyContinue(box) {
     const last = state.last;
     box.hidden = !last;
     if (!last) return;
-    box.querySelector(".continue-link").href = last.path;
-    box.querySelector(".continue-title").textContent = last.title;
+    const link = Object.assign(document.createElement("a"), { href: last.path });
+    link.className = "continue-link";
+    link.textContent = `Continue where you left off: ${last.title}`;
+    box.replaceChildren(link);
   }
 
   function apply() {
