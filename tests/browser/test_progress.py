@@ -140,8 +140,9 @@ def test_progress_signed_out_joins_the_account_on_sign_in(browse, small_tree, re
 
 @pytest.mark.parametrize("color_scheme", ["light", "dark"])
 def test_progress_screenshots(browse, curriculum, color_scheme):
-    """The seed chapter marked done with ticks in the contents, and the home page with its
-    progress, at desktop and phone widths (docs/images/learners/ keeps those looked at)."""
+    """The seed chapter marked done with ticks in the contents, its section and the home page
+    with their progress, at desktop and phone widths (docs/images/learners/ keeps those
+    looked at)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     seed = "/ml-systems/ml-compilers/graph-optimization-and-kernel-fusion/"
     page = browse("/mathematics/foundations/proofs-and-logic/", color_scheme=color_scheme)
@@ -157,6 +158,9 @@ def test_progress_screenshots(browse, curriculum, color_scheme):
         expect(page.locator(".done-button")).to_have_text("Done ✓")
         page.locator(".chapter-done").scroll_into_view_if_needed()
         page.screenshot(path=SCREENSHOTS / f"learners-chapter-{name}-{color_scheme}.png")
+        page.goto("/ml-systems/ml-compilers/")
+        expect(page.locator(".children .done-tick")).to_have_count(2)
+        page.screenshot(path=SCREENSHOTS / f"learners-section-{name}-{color_scheme}.png")
         page.goto("/")
         expect(page.locator(".continue-reading")).to_be_visible()
         page.screenshot(path=SCREENSHOTS / f"learners-home-{name}-{color_scheme}.png")
