@@ -2,9 +2,11 @@
 a browser's list on sign-in, and reader pages that stay the same for every reader."""
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.test import Client
 from django.test.html import parse_html
 
@@ -155,6 +157,34 @@ def test_chapter_done_natural_key_is_username_and_path(small_tree, reader):
     assert mark.natural_key() == ("reader", "area-a/section-a2/chapter-four")
     assert ChapterDone.objects.get_by_natural_key(*mark.natural_key()) == mark
     assert str(mark) == "reader finished “Chapter Four”"
+
+
+@pytest.mark.django_db
+def test_chapter_done_exports_by_username_and_path_and_loads_back(small_tree, reader, tmp_path):
+    join(reader, {node("Chapter Four").pk, node("Chapter Six").pk})
+    ChapterDone.objects.update(done=datetime(2026, 12, 4, 16, 30, tzinfo=UTC))
+    dump = tmp_path / "progress.json"
+    call_command(
+        "dumpdata", "chapters.chapterdone", "--natural-foreign", "--natural-primary",
+        output=str(dump), verbosity=0,
+    )  # fmt: skip
+    assert json.loads(dump.read_text()) == [
+        {
+            "model": "chapters.chapterdone",
+            "fields": {
+                "user": ["reader"],
+                "node": [path],
+                "done": "2026-12-04T16:30:00Z",
+            },
+        }
+        for path in ["area-a/section-a2/chapter-four", "area-b/section-b1/chapter-six"]
+    ]
+    ChapterDone.objects.all().delete()
+    call_command("loaddata", str(dump), verbosity=0)
+    assert list(ChapterDone.objects.values_list("user__username", "node__title", "done")) == [
+        ("reader", "Chapter Four", datetime(2026, 12, 4, 16, 30, tzinfo=UTC)),
+        ("reader", "Chapter Six", datetime(2026, 12, 4, 16, 30, tzinfo=UTC)),
+    ]
 
 
 @pytest.mark.django_db

@@ -19,8 +19,9 @@ class ChapterDone(models.Model):
     """A chapter a signed-in reader has marked done, and when.
 
     One per reader and chapter; deleting the chapter or the account deletes it. Its natural
-    key is the reader's username and the chapter's path (``dumpdata --natural-foreign``),
-    so that an export names what it means rather than row numbers.
+    key is the reader's username and the chapter's path (``dumpdata --natural-foreign
+    --natural-primary``), so that an export names what it means rather than row numbers and
+    loads into another database with those users and paths.
     """
 
     user = models.ForeignKey(

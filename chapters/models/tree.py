@@ -253,6 +253,10 @@ class NodeQuerySet(TreeQuerySet):
 class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
     """The tree manager; refuses moves that would break the wiki's rules."""
 
+    def get_by_natural_key(self, path):
+        """Return the node at ``path`` (its natural key, ``Node.natural_key``)."""
+        return self.get(path=path)
+
     def move_node(self, node, target, position="last-child"):
         """Move ``node`` relative to ``target``, as django-mptt's ``TreeManager.move_node``.
 
