@@ -20,6 +20,7 @@
   const DONE_KEY = "wiki-progress";
   const LAST_KEY = "wiki-last-chapter";
   const account = document.querySelector(".account[data-progress-url]");
+  const box = document.querySelector(".chapter-done[data-chapter]"); // on a chapter
 
   function stored(key) {
     try {
@@ -74,6 +75,12 @@
     const kept = (stored(DONE_KEY) || {}).done || {};
     if (!account) {
       state.done = new Map(Object.entries(kept));
+      // A chapter moved since it was marked: its tick follows it to its new path.
+      const id = box?.dataset.chapter;
+      if (state.done.has(id) && state.done.get(id) !== window.location.pathname) {
+        state.done.set(id, window.location.pathname);
+        store(DONE_KEY, { done: Object.fromEntries(state.done) });
+      }
       return;
     }
     const ids = Object.keys(kept);
@@ -86,14 +93,14 @@
   }
 
   function tick() {
-    const tick = document.createElement("span");
-    tick.className = "done-tick";
+    const span = document.createElement("span");
+    span.className = "done-tick";
     const mark = Object.assign(document.createElement("span"), { textContent: "✓" });
     mark.setAttribute("aria-hidden", "true");
     const text = Object.assign(document.createElement("span"), { textContent: "(done)" });
     text.className = "visually-hidden";
-    tick.append(mark, text);
-    return tick;
+    span.append(mark, text);
+    return span;
   }
 
   function applyTicks(paths) {
@@ -122,7 +129,7 @@
     }
   }
 
-  function applyButton(box) {
+  function applyButton() {
     const done = state.done.has(box.dataset.chapter);
     const button = box.querySelector(".done-button");
     button.replaceChildren(done ? "Done " : "Mark as done");
@@ -134,37 +141,37 @@
     button.classList.toggle("is-done", done);
   }
 
-  function applyContinue(box) {
+  function applyContinue(resume) {
     const last = state.last;
-    box.hidden = !last;
+    resume.hidden = !last;
     if (!last) return;
     const link = Object.assign(document.createElement("a"), { href: last.path });
     link.className = "continue-link";
     link.textContent = `Continue where you left off: ${last.title}`;
-    box.replaceChildren(link);
+    resume.replaceChildren(link);
   }
 
   function apply() {
     const paths = new Set(state.done.values());
     applyTicks(paths);
     applyCounts(paths);
-    const box = document.querySelector(".chapter-done[data-chapter]");
-    if (box) applyButton(box);
+    if (box) applyButton();
     const resume = document.querySelector(".continue-reading");
     if (resume) applyContinue(resume);
   }
 
-  function remember(box) {
+  function remember() {
     const title = document.querySelector("article.page h1").textContent;
     state.last = { path: window.location.pathname, title, at: new Date().toISOString() };
     store(LAST_KEY, state.last);
-    return state.last;
   }
 
-  async function toggle(box) {
+  async function toggle() {
     const id = box.dataset.chapter;
     const done = !state.done.has(id);
     const button = box.querySelector(".done-button");
+    // Pressed with the D key, the button is not focused: leave the focus where it is.
+    const focused = document.activeElement === button;
     button.disabled = true;
     try {
       if (account) {
@@ -174,7 +181,7 @@
         else state.done.delete(id);
         store(DONE_KEY, { done: Object.fromEntries(state.done) });
       }
-      remember(box);
+      remember();
       const title = state.last.title;
       box.querySelector(".done-status").textContent = done
         ? `“${title}” marked as done.`
@@ -185,19 +192,13 @@
     } finally {
       button.disabled = false;
       apply();
-      button.focus();
+      if (focused) button.focus();
     }
   }
 
-  const box = document.querySelector(".chapter-done[data-chapter]");
   if (box) {
-    remember(box);
-    // A chapter moved since it was marked: its tick follows it to its path.
-    if (!account && state.done.has(box.dataset.chapter)) {
-      state.done.set(box.dataset.chapter, window.location.pathname);
-      store(DONE_KEY, { done: Object.fromEntries(state.done) });
-    }
-    box.querySelector(".done-button").addEventListener("click", () => toggle(box));
+    remember();
+    box.querySelector(".done-button").addEventListener("click", toggle);
   }
   const toc = document.getElementById("toc");
   if (toc) new MutationObserver(apply).observe(toc, { childList: true });

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from chapters.models import ChapterDone
 from tests.browser.conftest import DESKTOP, PHONE, SCREENSHOTS
 from tests.browser.test_accessibility import violations
-from tests.helpers import node
+from tests.helpers import edit, node
 
 pytestmark = pytest.mark.browser
 
@@ -61,6 +61,7 @@ def test_progress_signed_out_marks_with_the_button_and_the_key(browse, small_tre
     page.keyboard.press("d")
     expect(page.locator(".done-button")).to_have_text("Done ✓")
     assert ticked(page) == ["Chapter One", "Chapter Two"]
+    assert page.evaluate("document.activeElement.tagName") == "BODY"  # the page did not jump
     page.keyboard.press("d")  # and again: not done
     expect(page.locator(".done-button")).to_have_text("Mark as done")
     expect(page.locator(".done-status")).to_have_text("“Chapter Two” marked as not done.")
@@ -86,6 +87,17 @@ def test_progress_signed_out_marks_with_the_button_and_the_key(browse, small_tre
     assert progress_texts(page) == ["1 of 3 chapters done"]
     assert page.locator(".children li:has(.done-tick) > a").all_inner_texts() == ["Chapter One"]
     assert violations(page) == []
+
+
+def test_progress_signed_out_follows_a_chapter_that_moved(browse, small_tree):
+    page = browse(ONE)
+    mark_done(page)
+    edit("Chapter One", slug="chapter-1")
+    page.goto("/area-a/section-a1/chapter-1/")
+    expect(page.locator(".done-button")).to_have_text("Done ✓")
+    assert ticked(page) == ["Chapter One"]
+    stored = json.loads(page.evaluate("localStorage.getItem('wiki-progress')"))
+    assert stored == {"done": {str(node("Chapter One").pk): "/area-a/section-a1/chapter-1/"}}
 
 
 def test_progress_is_hidden_before_any_chapter_is_done(browse, small_tree):
