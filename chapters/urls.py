@@ -4,7 +4,7 @@ chapters/models/placement.py)."""
 
 from django.urls import path, register_converter
 
-from . import crawlers, diagrams, feeds, health, metrics, views
+from . import crawlers, diagrams, feeds, health, metrics, progress, views
 from .books import views as books
 from .edit import notifications as edit_notifications
 from .edit import outline as edit_outline
@@ -76,6 +76,8 @@ urlpatterns = [
     path("revisions/<int:revision_id>/revert/", views.revision_revert, name="revert"),
     path("diff/", views.revision_diff, name="diff"),
     path("dashboard/", views.dashboard, name="dashboard"),
+    path("progress/", progress.progress, name="progress"),
+    path("progress/join/", progress.progress_join, name="progress-join"),
     path("links/broken/", views.broken_links, name="broken-links"),
     # Editing on the site (chapters.edit).
     path("edit/titles.json", edit_views.titles, name="titles"),
