@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("chapters", "0026_review_loop"),
+        ("chapters", "0027_progress"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -17,6 +17,7 @@
   watches;
 - :mod:`.comments`: ``Comment``, the readers' discussion of a chapter;
 - :mod:`.notifications`: ``Notification``, what the wiki tells a user, kept until e-mailed;
+- :mod:`.progress`: ``ChapterDone``, a chapter a signed-in reader has marked done;
 - :mod:`.workers`: ``TaskWorker``, the heartbeats of the processes running background
   tasks (``chapters.worker``);
 - :mod:`.books`: ``BookBuild``, one build of a book at one version, and its progress
@@ -32,6 +33,7 @@ from .links import Link, LinkResolver, PathRedirect, linking_into, mend_broken_l
 from .media import MEDIA_NAME, MediaItem, MediaResolver, MediaUse, MediaVersion
 from .node import REVISION_FIELDS, DeletionFields, Node
 from .notifications import Notification
+from .progress import ChapterDone
 from .review import PendingChange, ReviewComment
 from .rules import (
     PATH_MAX_LENGTH,
@@ -69,6 +71,7 @@ __all__ = [
     "TREE_FIELDS",
     "ApiToken",
     "BookBuild",
+    "ChapterDone",
     "Comment",
     "DeletionFields",
     "EditDraft",
