@@ -350,3 +350,13 @@ def test_discussion_admin_lists_and_hides_comments(admin_client, client, people)
     assert [a.get_text() for a in page.select("#result_list tbody th a")] == [str(comment)]
     admin_client.post(changelist, {"action": "hide", "_selected_action": [comment.pk]})
     assert Comment.objects.get().hidden_by.username == "admin"
+
+
+@pytest.mark.django_db
+def test_discussion_goes_with_its_chapter_when_the_section_is_deleted(admin_client, client, people):
+    client.force_login(people["ann"])
+    post(client, "On a chapter about to go.")
+    url = f"/admin/chapters/node/{node('Section A1').pk}/delete/"
+    assert admin_client.post(url, {"post": "yes"}).status_code == 302
+    assert Comment.objects.count() == 0
+    assert client.get(THREAD).status_code == 404
