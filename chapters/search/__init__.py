@@ -96,7 +96,15 @@ def find_nodes(query, *, area="", status=""):
         if title_is_query
         else Value(False)
     )
-    return _backend(nodes).find(nodes, parsed, equal)
+    backend = _backend(nodes)
+    found = backend.find(nodes, parsed, equal)
+    if (
+        len(parsed.terms) > 1
+        and found.empty()
+        and all(backend.matches(nodes, term) for term in parsed.terms)
+    ):
+        return backend.find(nodes, parsed, equal, every=False)
+    return found
 
 
 def _filtered(area, status):

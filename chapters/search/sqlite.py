@@ -18,15 +18,31 @@ to the query and the nodes with every term in the title, nodes stay in tree orde
 """
 
 from contextlib import nullcontext
+from functools import reduce
+from operator import add, or_
 
-from django.db.models import Case, Q, Value, When
+from django.db import connections
+from django.db.models import Case, Count, F, FloatField, IntegerField, Q, Value, When, Window
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import Coalesce
 
 from .query import MIN_PREFIX, trigrams
+from .results import Found
 
-__all__ = ["find", "indexed", "title_candidates"]
+__all__ = ["find", "indexed", "matches", "title_candidates"]
 
 CANDIDATES = 20  # titles read to correct one word
+SLICE = 100  # matches ranked by relevance; the rest follow in tree order
+HEADING_WEIGHT = 4.0  # bm25()'s weight of the headings, the body's being 1
+
+# The bm25() of every node whose headings or body match, computed once in the index's own
+# pass (as a correlated subquery, FTS5 would count each term's documents again per row).
+SCORED = (
+    "WITH scored AS MATERIALIZED (SELECT rowid, bm25(chapters_node_text, {weight}, 1.0) "
+    "AS score FROM chapters_node_text WHERE chapters_node_text MATCH %s) "
+)
+# A node's place among the ranked ones, in a string of their ids: ",12,7,40,".
+POSITION = "nullif(instr(%s, ',' || chapters_node.id || ','), 0)"
 
 MATCH = "SELECT rowid FROM {table} WHERE {table} MATCH %s"
 
@@ -64,27 +80,117 @@ def _substring(term):
     return Q(title__contains=term.text) | Q(body_text__contains=term.text)
 
 
-def find(nodes, query, title_is_query):
-    """Return ``nodes`` filtered by ``query`` and ordered, best first (module docstring)."""
-    words = [_expression(term) for term in query.terms if term.kind != "substring"]
-    in_title = Q()
+def find(nodes, query, title_is_query, *, every=True):
+    """Return the :class:`.results.Found` ``nodes`` that match every term of ``query`` (or
+    any of them, when not ``every``), best first.
+
+    Order (docs/search.md, "Ranking"): a title equal to the query; then more of the query's
+    terms matched; then more of them in the title; then more of its pairs of words side by
+    side (:meth:`.query.Query.pairs`); then, for nodes with every term in the title, tree
+    order, and for the others FTS5's ``bm25()`` of their headings and body
+    (``chapters_node_text``), headings weighted :data:`HEADING_WEIGHT` times the body; then
+    tree order. The first :data:`SLICE` are ranked so in one query, which also counts the
+    matches; the rest follow in tree order.
+    """
+    words = [term for term in query.terms if term.kind != "substring"]
+    substrings = [term for term in query.terms if term.kind == "substring"]
     if words:
-        nodes = nodes.filter(_matching(" AND ".join(words)))
-        in_title &= _matching("title : (" + " AND ".join(words) + ")")
-    for term in query.terms:
-        if term.kind == "substring":
+        joined = (" AND " if every else " OR ").join(_expression(term) for term in words)
+        nodes = nodes.filter(_matching(joined))
+    if every:
+        for term in substrings:
             nodes = nodes.filter(_substring(term))
-            in_title &= Q(title__contains=term.text)
+    elif substrings and not words:
+        nodes = nodes.filter(reduce(or_, (_substring(term) for term in substrings)))
     for term in query.excluded:
         nodes = nodes.exclude(
             _substring(term) if term.kind == "substring" else _matching(_expression(term))
         )
-    # A query of excluded terms only has nothing to find in titles.
-    all_in_title = (
-        Case(When(in_title, then=Value(True)), default=Value(False)) if in_title else Value(False)
+    nodes = nodes.order_by("tree_id", "lft")
+    if not query.terms:
+        return Found(nodes)
+    ids, count = _ranked(nodes, query, title_is_query, every, words)
+    position = RawSQL(POSITION, [",".join(["", *map(str, ids), ""])], output_field=IntegerField())
+    return Found(
+        nodes.alias(position=position).order_by(
+            F("position").asc(nulls_last=True), "tree_id", "lft"
+        ),
+        count,
     )
-    return nodes.alias(title_is_query=title_is_query, in_title=all_in_title).order_by(
-        "-title_is_query", "-in_title", "tree_id", "lft"
+
+
+def matches(nodes, term):
+    """Return whether any of ``nodes`` matches ``term`` (one query)."""
+    return nodes.filter(
+        _substring(term) if term.kind == "substring" else _matching(_expression(term))
+    ).exists()
+
+
+def _ranked(nodes, query, title_is_query, every, words):
+    """Return the ids of the first :data:`SLICE` of ``nodes`` in order, and their number."""
+    every_term = len(query.terms)
+    in_title = [
+        Q(title__contains=t.text)
+        if t.kind == "substring"
+        else _matching("title : " + _expression(t))
+        for t in query.terms
+    ]
+    pairs = [_matching(_string(f"{first} {second}")) for first, second in query.pairs()]
+    score = Value(0.0)
+    if words:
+        score = RawSQL(
+            "(SELECT score FROM scored WHERE scored.rowid = chapters_node.id)",
+            [],
+            output_field=FloatField(),
+        )
+    ranked = (
+        nodes.alias(
+            title_is_query=title_is_query,
+            coverage=Value(every_term) if every else _count(_matched(query.terms)),
+            title_coverage=_count(in_title),
+            adjacent=_count(pairs),
+        )
+        .alias(
+            relevance=Case(
+                When(title_coverage=every_term, then=Value(0.0)),
+                default=Coalesce(score, Value(0.0)),
+                output_field=FloatField(),
+            )
+        )
+        .order_by(
+            "-title_is_query",
+            "-coverage",
+            "-title_coverage",
+            "-adjacent",
+            "relevance",
+            "tree_id",
+            "lft",
+        )
+        .annotate(total=Window(Count("pk")))
+        .values_list("pk", "total")[:SLICE]
+    )
+    sql, params = ranked.query.sql_with_params()
+    if words:
+        expression = " OR ".join(_expression(term) for term in words)
+        sql, params = SCORED.format(weight=HEADING_WEIGHT) + sql, (expression, *params)
+    with connections[nodes.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return [pk for pk, _ in rows], rows[0][1] if rows else 0
+
+
+def _matched(terms):
+    """Return a condition per term, true for the nodes that match it."""
+    return [_substring(t) if t.kind == "substring" else _matching(_expression(t)) for t in terms]
+
+
+def _count(conditions):
+    """Return how many of ``conditions`` a node meets, as an expression (0 for none)."""
+    if not conditions:
+        return Value(0)
+    return reduce(
+        add,
+        (Case(When(condition, then=Value(1)), default=Value(0)) for condition in conditions),
     )
 
 
