@@ -1,11 +1,11 @@
 """Search on PostgreSQL: full-text search in two configurations, and ``pg_trgm``.
 
-The document is the title (weight A) and the body text (weight B), each parsed twice: with
-``chapters_english`` (English stems, so "optimizing" finds "Optimization") and with
-``chapters_simple`` (words as written, in any language and script); both configurations fold
-accents with ``unaccent``. Migration 0014 makes them, and stores the two vectors in generated
-columns, so that ranking thousands of matches reads vectors rather than parsing their bodies
-again. A word of the query is looked for in
+The document is the title (weight A), the headings (B) and the body text (C), each parsed
+twice: with ``chapters_english`` (English stems, so "optimizing" finds "Optimization") and
+with ``chapters_simple`` (words as written, in any language and script); both configurations
+fold accents with ``unaccent``. Migrations 0015 and 0027 make them, and store the two vectors
+in generated columns, so that ranking thousands of matches reads vectors rather than parsing
+their bodies again. A word of the query is looked for in
 both, its prefixes with ``simple`` (``'backprop':*``); a phrase in both, words in a row; a
 substring (Chinese, Japanese) with ``LIKE``, which the trigram indexes serve. Migration 0014
 indexes the document with GIN, and the title and body text with ``gin_trgm_ops``. ``<`` in
@@ -18,6 +18,8 @@ scan of the table far below what it costs (below).
 """
 
 from contextlib import contextmanager
+from functools import reduce
+from operator import add, and_, or_
 
 from django.contrib.postgres.lookups import TrigramWordSimilar
 from django.contrib.postgres.search import (
@@ -27,18 +29,21 @@ from django.contrib.postgres.search import (
     TrigramWordSimilarity,
 )
 from django.db import connections, transaction
-from django.db.models import BooleanField, Case, F, Q, Value, When
+from django.db.models import Case, F, FloatField, IntegerField, Q, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import StrIndex
 from django.db.models.lookups import GreaterThan
 
 from .query import MIN_PREFIX
+from .results import Found
 
-__all__ = ["DOCUMENT", "find", "indexed", "title_candidates"]
+__all__ = ["DOCUMENT", "find", "indexed", "matches", "title_candidates"]
 
 ENGLISH, SIMPLE = "chapters_english", "chapters_simple"
 CANDIDATES = 20  # titles read to correct one word
 WORD_SIMILARITY = 0.3  # pg_trgm.word_similarity_threshold while looking for them
+# ts_rank_cd's weights of D, C (body), B (headings) and A (the title, filtered out before).
+BODY_WEIGHTS = [0.0, 0.25, 1.0, 1.0]
 
 # The stored vectors of migration 0014: generated columns, not model fields. The GIN index
 # is on DOCUMENT, both joined.
@@ -74,20 +79,35 @@ def _vector(sql):
     return RawSQL(sql, [], output_field=SearchVectorField())
 
 
-def _rank(terms):
-    """Return ``ts_rank`` of the vector in each configuration, for the query in it, summed.
+def _rank(terms, any_term=False):
+    """Return the rank of the vector in each configuration, for the query in it, summed.
 
     Ranked apart, as ``ts_rank`` counts how near the query's words are to each other (in the
     two configurations joined, the words of one would be near those of the other), and a
     stem of one configuration would match a word of the other.
+
+    Args:
+        terms: the word, phrase and "any" terms of the query.
+        any_term: False for ``ts_rank`` of every term, with PostgreSQL's default weights;
+            True for ``ts_rank_cd`` of any term in the headings and body only (as SQLite's
+            ``chapters_node_text``), with :data:`BODY_WEIGHTS`, divided by 1 + the logarithm
+            of their length (normalization 1).
     """
     rank = Value(0.0)
     for config, vector in ((ENGLISH, ENGLISH_VECTOR), (SIMPLE, SIMPLE_VECTOR)):
-        tsquery = None
-        for term in terms:
-            part = _term_query(term, configs=(config,))
-            tsquery = part if tsquery is None else tsquery & part
-        rank = rank + SearchRank(_vector(vector), tsquery)
+        parts = [_term_query(term, configs=(config,)) for term in terms]
+        tsquery = reduce(or_ if any_term else and_, parts)
+        if any_term:
+            ranked = SearchRank(
+                _vector(f"ts_filter({vector}, '{{b,c}}')"),
+                tsquery,
+                weights=BODY_WEIGHTS,
+                normalization=1,
+                cover_density=True,
+            )
+        else:
+            ranked = SearchRank(_vector(vector), tsquery)
+        rank = rank + ranked
     return rank
 
 
@@ -96,7 +116,7 @@ def _term_query(term, configs=(ENGLISH, SIMPLE)):
 
     Prefixes are looked for in ``chapters_simple`` only, among words as written.
     """
-    text = term.text.replace("<", " ")
+    text = term.text.replace("<", " ").replace("/", " ").replace(".", " ")
     if term.kind == "any":
         result = _term_query(term.options[0], configs)
         for option in term.options[1:]:
@@ -129,48 +149,93 @@ def _substring(term):
     )
 
 
-def find(nodes, query, title_is_query):
-    """Return ``nodes`` filtered by ``query`` and ordered, best first.
+def find(nodes, query, title_is_query, *, every=True):
+    """Return the :class:`.results.Found` ``nodes`` that match every term of ``query`` (or
+    any of them, when not ``every``), best first.
 
-    Order: a title equal to the query first, then nodes with every term in the title, then
-    ``ts_rank`` (title above body, repeated words counting), then tree order.
+    Order (docs/search.md, "Ranking"), as on SQLite: a title equal to the query; then more
+    of the query's terms matched; then more of them in the title; then more of its pairs of
+    words side by side (:meth:`.query.Query.pairs`); then, for nodes with every term in the
+    title, ``ts_rank`` (title above body, repeated words counting), and for the others
+    ``ts_rank_cd`` of headings and body (:data:`BODY_WEIGHTS`), divided by the log of the
+    document's length as ``bm25()`` divides by its length; then tree order.
     """
     words = [term for term in query.terms if term.kind != "substring"]
-    tsquery = None
-    for term in words:
-        tsquery = _term_query(term) if tsquery is None else tsquery & _term_query(term)
-    in_title = Q()
-    for term in query.terms:
-        if term.kind == "substring":
-            nodes = nodes.filter(_substring(term))
-            in_title &= Q(title__contains=term.text)
-    rank = Value(0.0)
+    substrings = [term for term in query.terms if term.kind == "substring"]
+    queries = [_term_query(term) for term in words]
     nodes = nodes.alias(document=_vector(DOCUMENT))
-    if tsquery is not None:
-        nodes = nodes.filter(document=tsquery)
-        rank = _rank(words)
+    if queries:
+        nodes = nodes.filter(document=reduce(and_ if every else or_, queries))
+    if every:
+        for term in substrings:
+            nodes = nodes.filter(_substring(term))
+    elif substrings and not words:
+        nodes = nodes.filter(reduce(or_, (_substring(term) for term in substrings)))
     for term in query.excluded:
         if term.kind == "substring":
             nodes = nodes.exclude(_substring(term))
         else:
             nodes = nodes.exclude(document=_term_query(term))
-    if tsquery is not None:
-        nodes = nodes.alias(title_document=_vector(TITLE_DOCUMENT))
-        in_title &= Q(title_document=tsquery)
-    return (
-        nodes.alias(title_is_query=title_is_query, in_title=_boolean(in_title))
-        .annotate(rank=rank)
-        .order_by("-title_is_query", "-in_title", "-rank", "tree_id", "lft")
+    if not query.terms:
+        return Found(nodes.order_by("tree_id", "lft"))
+    nodes = nodes.alias(title_document=_vector(TITLE_DOCUMENT))
+    matched, in_title = [], []
+    for term in query.terms:
+        if term.kind == "substring":
+            matched.append(_substring(term))
+            in_title.append(Q(title__contains=term.text))
+        else:
+            matched.append(Q(document=_term_query(term)))
+            in_title.append(Q(title_document=_term_query(term)))
+    pairs = [
+        Q(document=SearchQuery(f"{first} {second}", search_type="phrase", config=SIMPLE))
+        for first, second in query.pairs()
+    ]
+    every_term = len(query.terms)
+    relevance = Value(0.0)
+    if words:
+        relevance = Case(
+            When(Q(title_coverage=every_term), then=-_rank(words)),
+            default=-_rank(words, any_term=True),
+            output_field=FloatField(),
+        )
+    return Found(
+        nodes.alias(
+            title_is_query=title_is_query,
+            coverage=Value(every_term) if every else _count(matched),
+            title_coverage=_count(in_title),
+            adjacent=_count(pairs),
+        )
+        .alias(relevance=relevance)
+        .order_by(
+            "-title_is_query",
+            "-coverage",
+            "-title_coverage",
+            "-adjacent",
+            "relevance",
+            "tree_id",
+            "lft",
+        )
     )
 
 
-def _boolean(condition):
-    """Return ``condition`` as a boolean expression to order by (False for no condition: a
-    query of excluded terms only has nothing to find in titles)."""
-    if not condition:
-        return Value(False)
-    return Case(
-        When(condition, then=Value(True)), default=Value(False), output_field=BooleanField()
+def matches(nodes, term):
+    """Return whether any of ``nodes`` matches ``term`` (one query)."""
+    if term.kind == "substring":
+        return nodes.filter(_substring(term)).exists()
+    return nodes.alias(document=_vector(DOCUMENT)).filter(document=_term_query(term)).exists()
+
+
+def _count(conditions):
+    """Return how many of ``conditions`` a node meets, as an expression (0 for none)."""
+    if not conditions:
+        return Value(0)
+    return reduce(
+        add,
+        (
+            Case(When(condition, then=Value(1)), default=Value(0), output_field=IntegerField())
+            for condition in conditions
+        ),
     )
 
 
