@@ -15,6 +15,7 @@ highlights are computed the same way on both, in Python, from the text readers r
 """
 
 import re
+from collections import Counter
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Case, Q, Value, When
@@ -25,6 +26,7 @@ from ..models import Node, Synonym
 from ..navigation import breadcrumbs
 from . import postgresql, sqlite
 from .query import highlighter, parse, query_terms, similarity, words
+from .results import Found
 
 __all__ = [
     "MAX_QUERY_LENGTH",
@@ -44,6 +46,7 @@ SNIPPET_WORDS = 30
 SNIPPET_WORDS_BEFORE_MATCH = 8
 MIN_SUGGESTION_SIMILARITY = 0.3  # below, a title word is no likely correction
 MAX_CORRECTED_WORDS = 4  # words of one query looked up for a correction
+MAX_LENGTH_DIFFERENCE = 3  # letters a correction may have more or fewer than the word
 MIN_TYPED = 2  # characters typed before the header's box offers results (top_results)
 TOP_RESULTS = 8
 
@@ -75,19 +78,26 @@ def parse_query(query):
 def find_nodes(query, *, area="", status=""):
     """Return the nodes that match ``query``, best first.
 
+    The nodes with every term of the query; when none has them all, and more than half of
+    the terms are found on their own, the nodes with any of them, those with more first
+    (docs/search.md, "Ranking"). A query half of whose words the wiki has nowhere finds
+    nothing, so that :func:`suggest` corrects it ("memory heirarchy").
+
     Args:
-        query: what the reader typed, already cut to :data:`MAX_QUERY_LENGTH`.
+        query: what the reader typed, already cut to :data:`MAX_QUERY_LENGTH`, or a parsed
+            query (:func:`parse_query`).
         area: the slug of an area to search in, or "" for all.
         status: a ``Node.Status`` value to keep, or "" for all.
 
     Returns:
-        A lazy queryset of nodes, without their Markdown body and HTML. Empty when the query
-        has nothing to search for (only punctuation, or only stop words).
+        A :class:`.results.Found`: the lazy queryset of the nodes, without their Markdown
+        body and HTML, and their number. Empty when the query has nothing to search for
+        (only punctuation, or only stop words).
     """
     nodes = _filtered(area, status)
     parsed = parse_query(query) if isinstance(query, str) else query
     if not parsed:
-        return nodes.none()
+        return Found(nodes.none(), 0)
     title_is_query = Q()
     for title in parsed.titles():
         title_is_query |= Q(title__iexact=title)
@@ -98,12 +108,10 @@ def find_nodes(query, *, area="", status=""):
     )
     backend = _backend(nodes)
     found = backend.find(nodes, parsed, equal)
-    if (
-        len(parsed.terms) > 1
-        and found.empty()
-        and all(backend.matches(nodes, term) for term in parsed.terms)
-    ):
-        return backend.find(nodes, parsed, equal, every=False)
+    if len(parsed.terms) > 1 and found.empty():
+        known = sum(backend.matches(nodes, term) for term in parsed.terms)
+        if 2 * known > len(parsed.terms):
+            return backend.find(nodes, parsed, equal, every=False)
     return found
 
 
@@ -118,13 +126,14 @@ def _filtered(area, status):
 
 
 def suggest(query, *, area="", status=""):
-    """Return ``query`` with its unknown words replaced by the likeliest words of titles.
+    """Return ``query`` with its unknown words replaced by the likeliest words of the wiki.
 
     For a query that finds nothing: each word of it (up to :data:`MAX_CORRECTED_WORDS`)
-    that finds nothing on its own is replaced by the word of a title most like it
-    (:func:`.query.similarity`, at least :data:`MIN_SUGGESTION_SIMILARITY`), among the
-    titles the database's trigram index offers (``pg_trgm`` on PostgreSQL, FTS5's trigram
-    table on SQLite), so a suggestion is built from the wiki's own words.
+    that finds nothing on its own is replaced by the word of a title or body most like it
+    (:func:`.query.similarity`, at least :data:`MIN_SUGGESTION_SIMILARITY`, then the most
+    frequent), among the titles and bodies the database's trigram indexes offer
+    (``pg_trgm`` on PostgreSQL, FTS5's trigram table on SQLite), so a suggestion is built
+    from the wiki's own words.
 
     Returns:
         The corrected query, in lower case, or "" when there is nothing to correct or the
@@ -147,13 +156,24 @@ def suggest(query, *, area="", status=""):
 
 
 def _likeliest_word(nodes, word):
-    """Return the word of a title most like ``word``, or None when none is like enough."""
-    best, best_similarity = None, MIN_SUGGESTION_SIMILARITY
-    for title in _backend(nodes).title_candidates(nodes, word):
-        for candidate in words(title):
-            score = similarity(word, candidate)
-            if score > best_similarity or (score == best_similarity and best is None):
-                best, best_similarity = candidate, score
+    """Return the word of the wiki most like ``word``, or None when none is like enough.
+
+    The candidates are the words of the titles and of the bodies most like ``word`` that the
+    database's trigram indexes offer; the most similar one wins (at least
+    :data:`MIN_SUGGESTION_SIMILARITY`), and of equally similar ones the most frequent in
+    them.
+    """
+    backend = _backend(nodes)
+    counts = Counter()
+    for text in [*backend.title_candidates(nodes, word), *backend.body_candidates(nodes, word)]:
+        counts.update(words(text))
+    best, best_key = None, (MIN_SUGGESTION_SIMILARITY, 0)
+    for candidate, count in counts.items():
+        if abs(len(candidate) - len(word)) > MAX_LENGTH_DIFFERENCE:
+            continue
+        key = (similarity(word, candidate), count)
+        if key > best_key or (key[0] == best_key[0] and best is None):
+            best, best_key = candidate, key
     return best
 
 

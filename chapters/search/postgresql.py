@@ -19,7 +19,7 @@ scan of the table far below what it costs (below).
 
 from contextlib import contextmanager
 from functools import reduce
-from operator import add, and_, or_
+from operator import and_, or_
 
 from django.contrib.postgres.lookups import TrigramWordSimilar
 from django.contrib.postgres.search import (
@@ -29,15 +29,16 @@ from django.contrib.postgres.search import (
     TrigramWordSimilarity,
 )
 from django.db import connections, transaction
-from django.db.models import Case, F, FloatField, IntegerField, Q, Value, When
+from django.db.models import Case, F, FloatField, Q, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import StrIndex
 from django.db.models.lookups import GreaterThan
 
 from .query import MIN_PREFIX
+from .ranking import ORDER, count_met, partial_title_length
 from .results import Found
 
-__all__ = ["DOCUMENT", "find", "indexed", "matches", "title_candidates"]
+__all__ = ["DOCUMENT", "body_candidates", "find", "indexed", "matches", "title_candidates"]
 
 ENGLISH, SIMPLE = "chapters_english", "chapters_simple"
 CANDIDATES = 20  # titles read to correct one word
@@ -153,12 +154,11 @@ def find(nodes, query, title_is_query, *, every=True):
     """Return the :class:`.results.Found` ``nodes`` that match every term of ``query`` (or
     any of them, when not ``every``), best first.
 
-    Order (docs/search.md, "Ranking"), as on SQLite: a title equal to the query; then more
-    of the query's terms matched; then more of them in the title; then more of its pairs of
-    words side by side (:meth:`.query.Query.pairs`); then, for nodes with every term in the
-    title, ``ts_rank`` (title above body, repeated words counting), and for the others
-    ``ts_rank_cd`` of headings and body (:data:`BODY_WEIGHTS`), divided by the log of the
-    document's length as ``bm25()`` divides by its length; then tree order.
+    Order (docs/search.md, "Ranking"): the keys of :data:`.ranking.ORDER`, as on SQLite,
+    with this ``relevance``: for nodes with every term in the title, ``ts_rank`` (title
+    above body, repeated words counting); for the others, ``ts_rank_cd`` of headings and
+    body (:data:`BODY_WEIGHTS`), divided by the log of their length as ``bm25()`` divides by
+    theirs.
     """
     words = [term for term in query.terms if term.kind != "substring"]
     substrings = [term for term in query.terms if term.kind == "substring"]
@@ -202,20 +202,12 @@ def find(nodes, query, title_is_query, *, every=True):
     return Found(
         nodes.alias(
             title_is_query=title_is_query,
-            coverage=Value(every_term) if every else _count(matched),
-            title_coverage=_count(in_title),
-            adjacent=_count(pairs),
+            coverage=Value(every_term) if every else count_met(matched),
+            title_coverage=count_met(in_title),
+            adjacent=count_met(pairs),
         )
-        .alias(relevance=relevance)
-        .order_by(
-            "-title_is_query",
-            "-coverage",
-            "-title_coverage",
-            "-adjacent",
-            "relevance",
-            "tree_id",
-            "lft",
-        )
+        .alias(title_length=partial_title_length(every_term), relevance=relevance)
+        .order_by(*ORDER)
     )
 
 
@@ -226,33 +218,30 @@ def matches(nodes, term):
     return nodes.alias(document=_vector(DOCUMENT)).filter(document=_term_query(term)).exists()
 
 
-def _count(conditions):
-    """Return how many of ``conditions`` a node meets, as an expression (0 for none)."""
-    if not conditions:
-        return Value(0)
-    return reduce(
-        add,
-        (
-            Case(When(condition, then=Value(1)), default=Value(0), output_field=IntegerField())
-            for condition in conditions
-        ),
-    )
-
-
 def title_candidates(nodes, word):
     """Return titles that contain a word like ``word``, most alike first.
 
     ``pg_trgm``'s word similarity (``title %> word``), served by the trigram index on
     titles, with the threshold lowered to :data:`WORD_SIMILARITY` for this connection.
     """
+    return _candidates(nodes, word, "title")
+
+
+def body_candidates(nodes, word):
+    """Return body texts that contain a word like ``word``, as :func:`title_candidates`."""
+    return _candidates(nodes, word, "body_text")
+
+
+def _candidates(nodes, word, column):
+    """Return the ``column`` of the :data:`CANDIDATES` nodes with a word most like ``word``."""
     with connections[nodes.db].cursor() as cursor:
         cursor.execute(
             "SELECT set_config('pg_trgm.word_similarity_threshold', %s, false)",
             [str(WORD_SIMILARITY)],
         )
     return list(
-        nodes.filter(TrigramWordSimilar(F("title"), Value(word)))
-        .annotate(similarity=TrigramWordSimilarity(word, "title"))
+        nodes.filter(TrigramWordSimilar(F(column), Value(word)))
+        .annotate(similarity=TrigramWordSimilarity(word, column))
         .order_by("-similarity", "tree_id", "lft")
-        .values_list("title", flat=True)[:CANDIDATES]
+        .values_list(column, flat=True)[:CANDIDATES]
     )

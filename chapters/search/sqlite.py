@@ -19,7 +19,7 @@ to the query and the nodes with every term in the title, nodes stay in tree orde
 
 from contextlib import nullcontext
 from functools import reduce
-from operator import add, or_
+from operator import or_
 
 from django.db import connections
 from django.db.models import Case, Count, F, FloatField, IntegerField, Q, Value, When, Window
@@ -27,9 +27,10 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 
 from .query import MIN_PREFIX, trigrams
+from .ranking import ORDER, count_met, partial_title_length
 from .results import Found
 
-__all__ = ["find", "indexed", "matches", "title_candidates"]
+__all__ = ["body_candidates", "find", "indexed", "matches", "title_candidates"]
 
 CANDIDATES = 20  # titles read to correct one word
 SLICE = 100  # matches ranked by relevance; the rest follow in tree order
@@ -84,13 +85,11 @@ def find(nodes, query, title_is_query, *, every=True):
     """Return the :class:`.results.Found` ``nodes`` that match every term of ``query`` (or
     any of them, when not ``every``), best first.
 
-    Order (docs/search.md, "Ranking"): a title equal to the query; then more of the query's
-    terms matched; then more of them in the title; then more of its pairs of words side by
-    side (:meth:`.query.Query.pairs`); then, for nodes with every term in the title, tree
-    order, and for the others FTS5's ``bm25()`` of their headings and body
-    (``chapters_node_text``), headings weighted :data:`HEADING_WEIGHT` times the body; then
-    tree order. The first :data:`SLICE` are ranked so in one query, which also counts the
-    matches; the rest follow in tree order.
+    Order (docs/search.md, "Ranking"): the keys of :data:`.ranking.ORDER`, with this
+    ``relevance``: for nodes with every term in the title, none (tree order); for the
+    others, FTS5's ``bm25()`` of their headings and body (``chapters_node_text``), headings
+    weighted :data:`HEADING_WEIGHT` times the body. The first :data:`SLICE` are ranked so in
+    one query, which also counts the matches; the rest follow in tree order.
     """
     words = [term for term in query.terms if term.kind != "substring"]
     substrings = [term for term in query.terms if term.kind == "substring"]
@@ -146,26 +145,19 @@ def _ranked(nodes, query, title_is_query, every, words):
     ranked = (
         nodes.alias(
             title_is_query=title_is_query,
-            coverage=Value(every_term) if every else _count(_matched(query.terms)),
-            title_coverage=_count(in_title),
-            adjacent=_count(pairs),
+            coverage=Value(every_term) if every else count_met(_matched(query.terms)),
+            title_coverage=count_met(in_title),
+            adjacent=count_met(pairs),
         )
         .alias(
+            title_length=partial_title_length(every_term),
             relevance=Case(
                 When(title_coverage=every_term, then=Value(0.0)),
                 default=Coalesce(score, Value(0.0)),
                 output_field=FloatField(),
-            )
+            ),
         )
-        .order_by(
-            "-title_is_query",
-            "-coverage",
-            "-title_coverage",
-            "-adjacent",
-            "relevance",
-            "tree_id",
-            "lft",
-        )
+        .order_by(*ORDER)
         .annotate(total=Window(Count("pk")))
         .values_list("pk", "total")[:SLICE]
     )
@@ -184,29 +176,30 @@ def _matched(terms):
     return [_substring(t) if t.kind == "substring" else _matching(_expression(t)) for t in terms]
 
 
-def _count(conditions):
-    """Return how many of ``conditions`` a node meets, as an expression (0 for none)."""
-    if not conditions:
-        return Value(0)
-    return reduce(
-        add,
-        (Case(When(condition, then=Value(1)), default=Value(0)) for condition in conditions),
-    )
-
-
 def title_candidates(nodes, word):
     """Return titles that share trigrams with ``word``, those sharing most first.
 
     The trigram index is asked for titles holding any of the word's trigrams (FTS5's
     ``bm25`` ranks those holding more, and rarer, first).
     """
+    return _candidates(nodes, word, "title")
+
+
+def body_candidates(nodes, word):
+    """Return body texts that share trigrams with ``word``, as :func:`title_candidates`."""
+    return _candidates(nodes, word, "body_text")
+
+
+def _candidates(nodes, word, column):
+    """Return the ``column`` of the :data:`CANDIDATES` nodes sharing most trigrams with
+    ``word``."""
     pieces = sorted({piece.strip() for piece in trigrams(word) if len(piece.strip()) == 3})
     if not pieces:
         return []
-    expression = "title : (" + " OR ".join(_string(piece) for piece in pieces) + ")"
+    expression = f"{column} : (" + " OR ".join(_string(piece) for piece in pieces) + ")"
     ranked = RawSQL(
         "SELECT rowid FROM chapters_node_trigram WHERE chapters_node_trigram MATCH %s "
         "ORDER BY rank LIMIT %s",
         [expression, CANDIDATES],
     )
-    return list(nodes.filter(pk__in=ranked).values_list("title", flat=True))
+    return list(nodes.filter(pk__in=ranked).values_list(column, flat=True))
