@@ -46,6 +46,7 @@ SNIPPET_WORDS = 30
 SNIPPET_WORDS_BEFORE_MATCH = 8
 MIN_SUGGESTION_SIMILARITY = 0.3  # below, a title word is no likely correction
 MAX_CORRECTED_WORDS = 4  # words of one query looked up for a correction
+CONFIDENT_SIMILARITY = 0.5  # from here on, a title's word is taken without reading bodies
 MAX_LENGTH_DIFFERENCE = 3  # letters a correction may have more or fewer than the word
 MIN_TYPED = 2  # characters typed before the header's box offers results (top_results)
 TOP_RESULTS = 8
@@ -158,22 +159,25 @@ def suggest(query, *, area="", status=""):
 def _likeliest_word(nodes, word):
     """Return the word of the wiki most like ``word``, or None when none is like enough.
 
-    The candidates are the words of the titles and of the bodies most like ``word`` that the
-    database's trigram indexes offer; the most similar one wins (at least
-    :data:`MIN_SUGGESTION_SIMILARITY`), and of equally similar ones the most frequent in
-    them.
+    The candidates are the words of the titles most like ``word`` that the database's
+    trigram index offers and, unless one of them is at least
+    :data:`CONFIDENT_SIMILARITY` alike, those of the bodies too: the most similar one wins
+    (at least :data:`MIN_SUGGESTION_SIMILARITY`), and of equally similar ones the most
+    frequent among them.
     """
     backend = _backend(nodes)
     counts = Counter()
-    for text in [*backend.title_candidates(nodes, word), *backend.body_candidates(nodes, word)]:
-        counts.update(words(text))
     best, best_key = None, (MIN_SUGGESTION_SIMILARITY, 0)
-    for candidate, count in counts.items():
-        if abs(len(candidate) - len(word)) > MAX_LENGTH_DIFFERENCE:
-            continue
-        key = (similarity(word, candidate), count)
-        if key > best_key or (key[0] == best_key[0] and best is None):
-            best, best_key = candidate, key
+    for candidates in (backend.title_candidates, backend.body_candidates):
+        if best_key[0] >= CONFIDENT_SIMILARITY:
+            break
+        counts.update(found for text in candidates(nodes, word) for found in words(text))
+        for candidate, count in counts.items():
+            if abs(len(candidate) - len(word)) > MAX_LENGTH_DIFFERENCE:
+                continue
+            key = (similarity(word, candidate), count)
+            if key > best_key or (key[0] == best_key[0] and best is None):
+                best, best_key = candidate, key
     return best
 
 

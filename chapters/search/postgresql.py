@@ -49,7 +49,6 @@ BODY_WEIGHTS = [0.0, 0.25, 1.0, 1.0]
 # The stored vectors of migration 0014: generated columns, not model fields. The GIN index
 # is on DOCUMENT, both joined.
 ENGLISH_VECTOR, SIMPLE_VECTOR, DOCUMENT = "search_english", "search_simple", "search_document"
-TITLE_DOCUMENT = f"ts_filter({DOCUMENT}, '{{a}}')"  # the title's words only (weight A)
 
 
 @contextmanager
@@ -163,9 +162,11 @@ def find(nodes, query, title_is_query, *, every=True):
     words = [term for term in query.terms if term.kind != "substring"]
     substrings = [term for term in query.terms if term.kind == "substring"]
     queries = [_term_query(term) for term in words]
-    nodes = nodes.alias(document=_vector(DOCUMENT))
+    nodes = _aliased(nodes)
     if queries:
+        # The index finds the rows; each term is then checked in its own configuration.
         nodes = nodes.filter(document=reduce(and_ if every else or_, queries))
+        nodes = nodes.filter(reduce(and_ if every else or_, map(_own, words)))
     if every:
         for term in substrings:
             nodes = nodes.filter(_substring(term))
@@ -178,15 +179,14 @@ def find(nodes, query, title_is_query, *, every=True):
             nodes = nodes.exclude(document=_term_query(term))
     if not query.terms:
         return Found(nodes.order_by("tree_id", "lft"))
-    nodes = nodes.alias(title_document=_vector(TITLE_DOCUMENT))
     matched, in_title = [], []
     for term in query.terms:
         if term.kind == "substring":
             matched.append(_substring(term))
             in_title.append(Q(title__contains=term.text))
         else:
-            matched.append(Q(document=_term_query(term)))
-            in_title.append(Q(title_document=_term_query(term)))
+            matched.append(_own(term))
+            in_title.append(_own(term, "title_"))
     pairs = [
         Q(document=SearchQuery(f"{first} {second}", search_type="phrase", config=SIMPLE))
         for first, second in query.pairs()
@@ -215,7 +215,32 @@ def matches(nodes, term):
     """Return whether any of ``nodes`` matches ``term`` (one query)."""
     if term.kind == "substring":
         return nodes.filter(_substring(term)).exists()
-    return nodes.alias(document=_vector(DOCUMENT)).filter(document=_term_query(term)).exists()
+    return _aliased(nodes).filter(document=_term_query(term)).filter(_own(term)).exists()
+
+
+def _aliased(nodes):
+    """Return ``nodes`` with the stored vectors as aliases: ``document`` (both
+    configurations, which the GIN index covers), ``english`` and ``simple``, and the
+    latter two of the title alone (``title_english``, ``title_simple``)."""
+    vectors = {"english": ENGLISH_VECTOR, "simple": SIMPLE_VECTOR}
+    return nodes.alias(
+        document=_vector(DOCUMENT),
+        **{name: _vector(vector) for name, vector in vectors.items()},
+        **{f"title_{name}": _vector(f"ts_filter({v}, '{{a}}')") for name, v in vectors.items()},
+    )
+
+
+def _own(term, prefix=""):
+    """Return a condition true where ``term`` matches in its own configuration.
+
+    Its English query in the English vector, or its ``simple`` query in the ``simple`` one:
+    in the document that joins both, an English stem could match a word as written in the
+    other ("differentation" stems to "different", which finds the word "different"), or
+    the reverse. ``prefix`` "title_" checks the title alone.
+    """
+    return Q(**{f"{prefix}english": _term_query(term, (ENGLISH,))}) | Q(
+        **{f"{prefix}simple": _term_query(term, (SIMPLE,))}
+    )
 
 
 def title_candidates(nodes, word):
