@@ -289,7 +289,11 @@ def search_results(request):
         context["area_options"] = areas.options_for("")
         return render(request, "chapters/search.html", context, status=400)
     query, area, status = (form.cleaned_data[name] for name in ("q", "area", "status"))
-    context.update(search_query=query, area_options=areas.options_for(area))
+    context.update(
+        search_query=query,
+        area_options=areas.options_for(area),
+        cut_to=search.MAX_QUERY_LENGTH if form.query_was_cut() else 0,
+    )
     if query:
         with SEARCH_SECONDS.labels("page").time():
             context.update(_search_page(query, area, status, request.GET.get("page")))
