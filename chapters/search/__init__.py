@@ -1,17 +1,19 @@
 """Full-text search over the nodes' titles and body text, best matches first.
 
-:func:`find_nodes` returns the matching nodes as a lazy queryset, ready for a ``Paginator``;
-:func:`suggest` offers the query with its misspelt words corrected when nothing matches;
-:func:`snippet` and :func:`highlight` quote a result's body and title with the matched words
-in ``<mark>``. docs/search.md tells the whole story.
+:func:`find_nodes` returns the matching nodes (a :class:`.results.Found`, ready for a
+``Paginator``); :func:`suggest` offers the query with its misspelt words corrected when
+nothing matches; :func:`snippet` and :func:`highlight` quote a result's body and title with
+the matched words in ``<mark>``. docs/search.md tells the whole story.
 
 A query is read once for every database (:mod:`.query`: words, phrases, substrings, the
-editors' synonyms, prefixes and stop words), then matched by one implementation per
-database, chosen by the connection's ``vendor``: :mod:`.postgresql` (full-text search in two
-configurations, and ``pg_trgm``) or :mod:`.sqlite` (two FTS5 indexes). On both, a node whose
-title is the query (ignoring case, in any spelling) comes first, then nodes with every term
-in their title, then (PostgreSQL only) by ``ts_rank``, then in tree order. Snippets and
-highlights are computed the same way on both, in Python, from the text readers read.
+editors' synonyms and the spellings of :mod:`.spelling`, prefixes and stop words), then
+matched by one implementation per database, chosen by the connection's ``vendor``:
+:mod:`.postgresql` (full-text search in two configurations, and ``pg_trgm``) or
+:mod:`.sqlite` (three FTS5 indexes). Both rank by the keys of :mod:`.ranking`: a title equal
+to the query, more of the query's terms, more of them in the title, its words side by side,
+then relevance (``bm25()`` on SQLite, ``ts_rank_cd`` on PostgreSQL), then tree order.
+Snippets and highlights are computed the same way on both, in Python, from the text readers
+read.
 """
 
 import re
@@ -144,14 +146,14 @@ def suggest(query, *, area="", status=""):
     parsed = parse_query(query)
     corrected, changed = [], False
     for index, term in enumerate(parsed.terms):
-        if term.kind != "word" or index >= MAX_CORRECTED_WORDS or find_nodes(term.text).exists():
+        if term.kind != "word" or index >= MAX_CORRECTED_WORDS or not find_nodes(term.text).empty():
             corrected.append(term.text if term.kind == "word" else f'"{term.text}"')
             continue
         word = _likeliest_word(nodes, term.words[0])
         changed |= word is not None
         corrected.append(word or term.text)
     suggestion = " ".join(corrected + [f"-{term.text}" for term in parsed.excluded])
-    if not changed or not find_nodes(suggestion, area=area, status=status).exists():
+    if not changed or find_nodes(suggestion, area=area, status=status).empty():
         return ""
     return suggestion.lower()
 

@@ -3,7 +3,8 @@
 :func:`parse` turns what a reader typed (web-search syntax: words, "quoted phrases",
 ``-excluded`` terms) into a :class:`Query` of :class:`Term` objects, each of one kind:
 
-- a **word**, folded (:func:`fold`), with its other spellings (the editors' synonyms) and,
+- a **word**, folded (:func:`fold`), with its other spellings (the editors' synonyms and
+  the British and American spellings of :mod:`.spelling`) and,
   for a word in Cyrillic, its Russian stem, matched as a prefix so that other word forms are
   found ("трансформеров" finds "Трансформеры"); the last word of the query is also matched
   as a prefix, since the reader may still be typing it ("backprop" finds "Backpropagation");

@@ -1,20 +1,18 @@
-"""Search on SQLite: two FTS5 indexes of the nodes' titles and body texts.
+"""Search on SQLite: three FTS5 indexes of the nodes' titles, headings and body texts.
 
-Migration 0014 makes them, as external-content FTS5 tables over ``chapters_node`` kept in
-step by triggers on every insert, update and delete (from ``save()``, ``update()``,
-``loaddata`` or a shell alike):
+Migrations 0015 and 0027 make them, kept in step with ``chapters_node`` by triggers on every
+insert, update and delete (from ``save()``, ``update()``, ``loaddata`` or a shell alike):
 
-- ``chapters_node_search``, tokenized by ``porter unicode61 remove_diacritics 2``: words
-  folded in every script and without the accents of Latin letters, with English stems (the
-  Porter stemmer, close to PostgreSQL's Snowball); words, their variants and prefixes
-  (``"backprop"*``) and phrases are matched here;
-- ``chapters_node_trigram``, tokenized by ``trigram``: substrings of three characters or
-  more, for text without spaces (Chinese, Japanese) and for spelling suggestions; a
-  substring of one or two characters is looked for with ``LIKE``.
-
-FTS5's ``bm25()`` divides by the length of a text, where PostgreSQL's ``ts_rank`` (without
-normalization) does not, so it would order titles unlike PostgreSQL: after the title equal
-to the query and the nodes with every term in the title, nodes stay in tree order.
+- ``chapters_node_search`` (external content: title and body text), tokenized by ``porter
+  unicode61 remove_diacritics 2``: words folded in every script and without the accents of
+  Latin letters, with English stems (the Porter stemmer, close to PostgreSQL's Snowball);
+  words, their variants and prefixes (``"backprop"*``) and phrases are matched here;
+- ``chapters_node_text`` (contentless: the headings' titles and the body text), tokenized
+  alike: what ``bm25()`` ranks bodies by, without the title, whose length FTS5 would count
+  in the row's;
+- ``chapters_node_trigram`` (external content), tokenized by ``trigram``: substrings of
+  three characters or more, for text without spaces (Chinese, Japanese) and for spelling
+  suggestions; a substring of one or two characters is looked for with ``LIKE``.
 """
 
 from contextlib import nullcontext
@@ -39,7 +37,7 @@ HEADING_WEIGHT = 4.0  # bm25()'s weight of the headings, the body's being 1
 # The bm25() of every node whose headings or body match, computed once in the index's own
 # pass (as a correlated subquery, FTS5 would count each term's documents again per row).
 SCORED = (
-    "WITH scored AS MATERIALIZED (SELECT rowid, bm25(chapters_node_text, {weight}, 1.0) "
+    "WITH scored AS MATERIALIZED (SELECT rowid AS node, bm25(chapters_node_text, {weight}, 1.0) "
     "AS score FROM chapters_node_text WHERE chapters_node_text MATCH %s) "
 )
 # A node's place among the ranked ones, in a string of their ids: ",12,7,40,".
@@ -138,7 +136,7 @@ def _ranked(nodes, query, title_is_query, every, words):
     score = Value(0.0)
     if words:
         score = RawSQL(
-            "(SELECT score FROM scored WHERE scored.rowid = chapters_node.id)",
+            "(SELECT score FROM scored WHERE scored.node = chapters_node.id)",
             [],
             output_field=FloatField(),
         )
