@@ -1,8 +1,10 @@
 """The ranking rules both databases share: the order's keys, and the counts they compare.
 
-docs/search.md ("Ranking") states the rules and where they come from; each backend
-(:mod:`.sqlite`, :mod:`.postgresql`) aliases the keys of :data:`ORDER` on its nodes, with its
-own conditions for "matches a term" and its own ``relevance``.
+docs/search.md ("Ranking") states the rules and where they come from. :mod:`.postgresql`
+aliases the keys of :data:`ORDER` on its nodes, with its own conditions for "matches a
+term" and its own ``relevance``; :mod:`.sqlite` writes the same keys as SQL
+(``sqlite.RANKED``), since compiling them from Django's expressions cost more than running
+the query.
 """
 
 from functools import reduce

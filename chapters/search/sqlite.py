@@ -20,12 +20,10 @@ from functools import reduce
 from operator import or_
 
 from django.db import connections
-from django.db.models import Case, Count, F, FloatField, IntegerField, Q, Value, When, Window
+from django.db.models import F, IntegerField, Q
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Coalesce
 
 from .query import MIN_PREFIX, trigrams
-from .ranking import ORDER, count_met, partial_title_length
 from .results import Found
 
 __all__ = ["body_candidates", "find", "indexed", "matches", "title_candidates"]
@@ -44,6 +42,20 @@ SCORED = (
 POSITION = "nullif(instr(%s, ',' || chapters_node.id || ','), 0)"
 
 MATCH = "SELECT rowid FROM {table} WHERE {table} MATCH %s"
+INDEX_MATCH = MATCH.format(table="chapters_node_search")
+
+# The first SLICE matches in the order of ranking.ORDER, and the number of all matches.
+RANKED = """{scored}
+SELECT id, COUNT(*) OVER () FROM (
+    SELECT n.id, n.title, n.tree_id, n.lft,
+        ({title_is_query}) AS title_is_query, {coverage} AS coverage,
+        {title_coverage} AS title_coverage, {adjacent} AS adjacent, {score} AS score
+    FROM chapters_node n WHERE n.id IN ({candidates})
+)
+ORDER BY title_is_query DESC, coverage DESC, title_coverage DESC, adjacent DESC,
+    CASE WHEN title_coverage > 0 AND title_coverage < {every_term} THEN length(title) ELSE 0 END,
+    CASE WHEN title_coverage = {every_term} THEN 0 ELSE coalesce(score, 0) END, tree_id, lft
+LIMIT {slice}"""
 
 
 def indexed(using):
@@ -106,7 +118,7 @@ def find(nodes, query, title_is_query, *, every=True):
     nodes = nodes.order_by("tree_id", "lft")
     if not query.terms:
         return Found(nodes)
-    ids, count = _ranked(nodes, query, title_is_query, every, words)
+    ids, count = _ranked(nodes, query, every, words)
     position = RawSQL(POSITION, [",".join(["", *map(str, ids), ""])], output_field=IntegerField())
     return Found(
         nodes.alias(position=position).order_by(
@@ -123,55 +135,66 @@ def matches(nodes, term):
     ).exists()
 
 
-def _ranked(nodes, query, title_is_query, every, words):
-    """Return the ids of the first :data:`SLICE` of ``nodes`` in order, and their number."""
+def _ranked(nodes, query, every, words):
+    """Return the ids of the first :data:`SLICE` of ``nodes`` in order, and their number.
+
+    The keys of :data:`.ranking.ORDER`, written as SQL (:data:`RANKED`) rather than built as
+    Django expressions: compiling those cost more than running the query.
+    """
+    params = []
+
+    def met(conditions):
+        """Return the SQL of how many of ``conditions`` (SQL and params) a node meets."""
+        for _, condition_params in conditions:
+            params.extend(condition_params)
+        return " + ".join(f"({sql})" for sql, _ in conditions) or "0"
+
+    titles = query.titles()
+    title_is_query = " OR ".join([r"n.title LIKE %s ESCAPE '\'"] * len(titles)) or "0"
+    params.extend(_like(title) for title in titles)
     every_term = len(query.terms)
-    in_title = [
-        Q(title__contains=t.text)
-        if t.kind == "substring"
-        else _matching("title : " + _expression(t))
-        for t in query.terms
-    ]
-    pairs = [_matching(_string(f"{first} {second}")) for first, second in query.pairs()]
-    score = Value(0.0)
-    if words:
-        score = RawSQL(
-            "(SELECT score FROM scored WHERE scored.node = chapters_node.id)",
-            [],
-            output_field=FloatField(),
-        )
-    ranked = (
-        nodes.alias(
-            title_is_query=title_is_query,
-            coverage=Value(every_term) if every else count_met(_matched(query.terms)),
-            title_coverage=count_met(in_title),
-            adjacent=count_met(pairs),
-        )
-        .alias(
-            title_length=partial_title_length(every_term),
-            relevance=Case(
-                When(title_coverage=every_term, then=Value(0.0)),
-                default=Coalesce(score, Value(0.0)),
-                output_field=FloatField(),
-            ),
-        )
-        .order_by(*ORDER)
-        .annotate(total=Window(Count("pk")))
-        .values_list("pk", "total")[:SLICE]
+    coverage = str(every_term) if every else met([_sql(term) for term in query.terms])
+    title_coverage = met([_sql(term, title=True) for term in query.terms])
+    pairs = [(f"n.id IN ({INDEX_MATCH})", [_string(f"{a} {b}")]) for a, b in query.pairs()]
+    adjacent = met(pairs)
+    candidates, candidate_params = nodes.values("pk").order_by().query.sql_with_params()
+    params.extend(candidate_params)
+    sql = RANKED.format(
+        scored=SCORED.format(weight=HEADING_WEIGHT) if words else "",
+        score="(SELECT score FROM scored WHERE scored.node = n.id)" if words else "NULL",
+        title_is_query=title_is_query,
+        coverage=coverage,
+        title_coverage=title_coverage,
+        adjacent=adjacent,
+        candidates=candidates,
+        every_term=every_term,
+        slice=SLICE,
     )
-    sql, params = ranked.query.sql_with_params()
     if words:
-        expression = " OR ".join(_expression(term) for term in words)
-        sql, params = SCORED.format(weight=HEADING_WEIGHT) + sql, (expression, *params)
+        params.insert(0, " OR ".join(_expression(term) for term in words))
     with connections[nodes.db].cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     return [pk for pk, _ in rows], rows[0][1] if rows else 0
 
 
-def _matched(terms):
-    """Return a condition per term, true for the nodes that match it."""
-    return [_substring(t) if t.kind == "substring" else _matching(_expression(t)) for t in terms]
+def _sql(term, title=False):
+    """Return the SQL condition (and its params) true for the nodes that match ``term``, in
+    their title alone when ``title``."""
+    if term.kind != "substring":
+        expression = _expression(term)
+        return f"n.id IN ({INDEX_MATCH})", ["title : " + expression if title else expression]
+    if title:
+        return "instr(n.title, %s) > 0", [term.text]
+    if len(term.text) >= MIN_PREFIX:
+        trigram = MATCH.format(table="chapters_node_trigram")
+        return f"n.id IN ({trigram})", [_string(term.text)]
+    return "instr(n.title, %s) > 0 OR instr(n.body_text, %s) > 0", [term.text, term.text]
+
+
+def _like(text):
+    """Return a ``LIKE`` pattern equal to ``text`` ignoring case, as Django's ``iexact``."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def title_candidates(nodes, word):
