@@ -177,3 +177,22 @@ def test_search_page_says_where_a_long_query_was_cut_and_drops_control_character
         "Your search was cut to its first 200 characters."
     )
     assert page.find("input", id="id_q")["value"] == ("kernel fusion " + "x" * 300)[:200]
+
+
+@pytest.mark.django_db
+def test_search_page_of_some_words_says_so_and_offers_a_correction(client, small_tree):
+    write_pages(
+        ("Convolutional Networks", "Filters slide over the image."),
+        ("Neural Networks", "Layers of units."),
+    )
+    page = soup(client.get("/search/", {"q": "convolutonal neural networks"}))
+    assert [h2.get_text() for h2 in page.select("ol.results h2.result-title")] == [
+        "Neural Networks",
+        "Convolutional Networks",
+    ]
+    assert page.find(class_="result-notice").get_text() == (
+        "No page has every word: these have some, those with more first."
+    )
+    suggestion = page.find(class_="result-suggestion")
+    assert suggestion.get_text() == "Did you mean convolutional neural networks?"
+    assert suggestion.a["href"] == "?q=convolutional+neural+networks"

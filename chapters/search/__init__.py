@@ -94,8 +94,8 @@ def find_nodes(query, *, area="", status=""):
 
     Returns:
         A :class:`.results.Found`: the lazy queryset of the nodes, without their Markdown
-        body and HTML, and their number. Empty when the query has nothing to search for
-        (only punctuation, or only stop words).
+        body and HTML, their number, and whether they match every term (``every``). Empty
+        when the query has nothing to search for (only punctuation, or only stop words).
     """
     nodes = _filtered(area, status)
     parsed = parse_query(query) if isinstance(query, str) else query
@@ -114,7 +114,9 @@ def find_nodes(query, *, area="", status=""):
     if len(parsed.terms) > 1 and found.empty():
         known = sum(backend.matches(nodes, term) for term in parsed.terms)
         if 2 * known > len(parsed.terms):
-            return backend.find(nodes, parsed, equal, every=False)
+            some = backend.find(nodes, parsed, equal, every=False)
+            some.every = False
+            return some
     return found
 
 

@@ -13,11 +13,17 @@ class Found:
     Args:
         nodes: a lazy queryset of the nodes, in order.
         count: their number, or None to let the queryset count them.
+        every: False when they match some terms of the query only, as no node matched
+            them all (``chapters.search.find_nodes``).
+        ranked: the ids of the first nodes in order, when the backend ranked them apart: a
+            slice within them is read by id, without ordering every match again.
     """
 
-    def __init__(self, nodes, count=None):
+    def __init__(self, nodes, count=None, *, every=True, ranked=None):
         self.nodes = nodes
         self._count = count
+        self.every = every
+        self._ranked = ranked
 
     def count(self):
         """Return the number of nodes found."""
@@ -31,6 +37,13 @@ class Found:
         return self.count()
 
     def __getitem__(self, index):
+        ranked = self._ranked
+        if isinstance(index, slice) and ranked is not None and index.step is None:
+            start, stop = index.start or 0, index.stop
+            if stop is not None and start >= 0 and stop <= len(ranked):
+                ids = ranked[start:stop]
+                by_id = {node.pk: node for node in self.nodes.filter(pk__in=ids).order_by()}
+                return [by_id[pk] for pk in ids]
         return self.nodes[index]
 
     def __iter__(self):

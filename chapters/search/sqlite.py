@@ -50,7 +50,7 @@ SELECT id, COUNT(*) OVER () FROM (
     SELECT n.id, n.title, n.tree_id, n.lft,
         ({title_is_query}) AS title_is_query, {coverage} AS coverage,
         {title_coverage} AS title_coverage, {adjacent} AS adjacent, {score} AS score
-    FROM chapters_node n WHERE n.id IN ({candidates})
+    FROM chapters_node n INDEXED BY chapters_node_outline WHERE {conditions}
 )
 ORDER BY title_is_query DESC, coverage DESC, title_coverage DESC, adjacent DESC,
     CASE WHEN title_coverage > 0 AND title_coverage < {every_term} THEN length(title) ELSE 0 END,
@@ -103,6 +103,7 @@ def find(nodes, query, title_is_query, *, every=True):
     """
     words = [term for term in query.terms if term.kind != "substring"]
     substrings = [term for term in query.terms if term.kind == "substring"]
+    base = nodes
     if words:
         joined = (" AND " if every else " OR ").join(_expression(term) for term in words)
         nodes = nodes.filter(_matching(joined))
@@ -118,14 +119,12 @@ def find(nodes, query, title_is_query, *, every=True):
     nodes = nodes.order_by("tree_id", "lft")
     if not query.terms:
         return Found(nodes)
-    ids, count = _ranked(nodes, query, every, words)
+    ids, count = _ranked(base, query, every, words)
     position = RawSQL(POSITION, [",".join(["", *map(str, ids), ""])], output_field=IntegerField())
-    return Found(
-        nodes.alias(position=position).order_by(
-            F("position").asc(nulls_last=True), "tree_id", "lft"
-        ),
-        count,
+    ordered = nodes.alias(position=position).order_by(
+        F("position").asc(nulls_last=True), "tree_id", "lft"
     )
+    return Found(ordered, count, ranked=ids)
 
 
 def matches(nodes, term):
@@ -135,19 +134,23 @@ def matches(nodes, term):
     ).exists()
 
 
-def _ranked(nodes, query, every, words):
-    """Return the ids of the first :data:`SLICE` of ``nodes`` in order, and their number.
+def _ranked(base, query, every, words):
+    """Return the ids of the first :data:`SLICE` nodes of ``base`` that match ``query``, in
+    order, and the number of all that match.
 
     The keys of :data:`.ranking.ORDER`, written as SQL (:data:`RANKED`) rather than built as
-    Django expressions: compiling those cost more than running the query.
+    Django expressions, whose compiling cost more than running the query. The nodes are
+    read from the index ``chapters_node_outline`` (tree order, title, status and path), and
+    every condition is a lookup in a set of ids the FTS5 tables give: a row of the node
+    table, with its body and HTML, is never read, though a broad word matches thousands.
     """
     params = []
 
-    def met(conditions):
-        """Return the SQL of how many of ``conditions`` (SQL and params) a node meets."""
+    def met(conditions, join=" + "):
+        """Return the SQL of ``conditions`` (SQL and params) joined, keeping their params."""
         for _, condition_params in conditions:
             params.extend(condition_params)
-        return " + ".join(f"({sql})" for sql, _ in conditions) or "0"
+        return join.join(f"({sql})" for sql, _ in conditions)
 
     titles = query.titles()
     title_is_query = " OR ".join([r"n.title LIKE %s ESCAPE '\'"] * len(titles)) or "0"
@@ -156,9 +159,18 @@ def _ranked(nodes, query, every, words):
     coverage = str(every_term) if every else met([_sql(term) for term in query.terms])
     title_coverage = met([_sql(term, title=True) for term in query.terms])
     pairs = [(f"n.id IN ({INDEX_MATCH})", [_string(f"{a} {b}")]) for a, b in query.pairs()]
-    adjacent = met(pairs)
-    candidates, candidate_params = nodes.values("pk").order_by().query.sql_with_params()
-    params.extend(candidate_params)
+    adjacent = met(pairs) or "0"
+    conditions = []
+    if words:
+        joined = (" AND " if every else " OR ").join(_expression(term) for term in words)
+        conditions.append((f"n.id IN ({INDEX_MATCH})", [joined]))
+    if every or not words:
+        substrings = [_sql(term) for term in query.terms if term.kind == "substring"]
+        conditions += [(met(substrings, " AND " if every else " OR "), [])] if substrings else []
+    conditions += [(f"NOT ({sql})", sql_params) for sql, sql_params in map(_sql, query.excluded)]
+    if base.query.where:
+        sql, sql_params = base.values("pk").order_by().query.sql_with_params()
+        conditions.append((f"n.id IN ({sql})", sql_params))
     sql = RANKED.format(
         scored=SCORED.format(weight=HEADING_WEIGHT) if words else "",
         score="(SELECT score FROM scored WHERE scored.node = n.id)" if words else "NULL",
@@ -166,13 +178,13 @@ def _ranked(nodes, query, every, words):
         coverage=coverage,
         title_coverage=title_coverage,
         adjacent=adjacent,
-        candidates=candidates,
+        conditions=met(conditions, " AND "),
         every_term=every_term,
         slice=SLICE,
     )
     if words:
         params.insert(0, " OR ".join(_expression(term) for term in words))
-    with connections[nodes.db].cursor() as cursor:
+    with connections[base.db].cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     return [pk for pk, _ in rows], rows[0][1] if rows else 0
