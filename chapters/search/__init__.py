@@ -144,11 +144,12 @@ def suggest(query, *, area="", status=""):
         The corrected query, in lower case, or "" when there is nothing to correct or the
         corrected query finds nothing either.
     """
-    nodes = _filtered(area, status)
+    nodes, every_node = _filtered(area, status), _filtered("", "")
+    backend = _backend(nodes)
     parsed = parse_query(query)
     corrected, changed = [], False
     for index, term in enumerate(parsed.terms):
-        if term.kind != "word" or index >= MAX_CORRECTED_WORDS or not find_nodes(term.text).empty():
+        if term.kind != "word" or index >= MAX_CORRECTED_WORDS or backend.matches(every_node, term):
             corrected.append(term.text if term.kind == "word" else f'"{term.text}"')
             continue
         word = _likeliest_word(nodes, term.words[0])

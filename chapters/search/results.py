@@ -40,8 +40,11 @@ class Found:
         ranked = self._ranked
         if isinstance(index, slice) and ranked is not None and index.step is None:
             start, stop = index.start or 0, index.stop
-            if stop is not None and start >= 0 and stop <= len(ranked):
+            every_ranked = len(ranked) == self._count
+            if stop is not None and start >= 0 and (stop <= len(ranked) or every_ranked):
                 ids = ranked[start:stop]
+                if not ids:
+                    return []
                 by_id = {node.pk: node for node in self.nodes.filter(pk__in=ids).order_by()}
                 return [by_id[pk] for pk in ids]
         return self.nodes[index]

@@ -50,7 +50,7 @@ SELECT id, COUNT(*) OVER () FROM (
     SELECT n.id, n.title, n.tree_id, n.lft,
         ({title_is_query}) AS title_is_query, {coverage} AS coverage,
         {title_coverage} AS title_coverage, {adjacent} AS adjacent, {score} AS score
-    FROM chapters_node n INDEXED BY chapters_node_outline WHERE {conditions}
+    FROM chapters_node n {indexed} WHERE {conditions}
 )
 ORDER BY title_is_query DESC, coverage DESC, title_coverage DESC, adjacent DESC,
     CASE WHEN title_coverage > 0 AND title_coverage < {every_term} THEN length(title) ELSE 0 END,
@@ -142,7 +142,8 @@ def _ranked(base, query, every, words):
     Django expressions, whose compiling cost more than running the query. The nodes are
     read from the index ``chapters_node_outline`` (tree order, title, status and path), and
     every condition is a lookup in a set of ids the FTS5 tables give: a row of the node
-    table, with its body and HTML, is never read, though a broad word matches thousands.
+    table, with its body and HTML, is not read, though a broad word matches thousands
+    (but for a substring too short for the trigram index, looked for in every body).
     """
     params = []
 
@@ -171,7 +172,14 @@ def _ranked(base, query, every, words):
     if base.query.where:
         sql, sql_params = base.values("pk").order_by().query.sql_with_params()
         conditions.append((f"n.id IN ({sql})", sql_params))
+    # A substring shorter than a trigram is looked for in every body: a scan of the table.
+    short = [
+        t
+        for t in query.terms + query.excluded
+        if t.kind == "substring" and len(t.text) < MIN_PREFIX
+    ]
     sql = RANKED.format(
+        indexed="" if short else "INDEXED BY chapters_node_outline",
         scored=SCORED.format(weight=HEADING_WEIGHT) if words else "",
         score="(SELECT score FROM scored WHERE scored.node = n.id)" if words else "NULL",
         title_is_query=title_is_query,
