@@ -33,7 +33,8 @@ SLICE = 100  # matches ranked by relevance; the rest follow in tree order
 HEADING_WEIGHT = 4.0  # bm25()'s weight of the headings, the body's being 1
 
 # The bm25() of every node whose headings or body match, computed once in the index's own
-# pass (as a correlated subquery, FTS5 would count each term's documents again per row).
+# pass (as a correlated subquery, FTS5 would count each term's documents again per row). A
+# node matching some terms in its title alone has none: it is ranked after those that do.
 SCORED = (
     "WITH scored AS MATERIALIZED (SELECT rowid AS node, bm25(chapters_node_text, {weight}, 1.0) "
     "AS score FROM chapters_node_text WHERE chapters_node_text MATCH %s) "
@@ -100,6 +101,9 @@ def find(nodes, query, title_is_query, *, every=True):
     others, FTS5's ``bm25()`` of their headings and body (``chapters_node_text``), headings
     weighted :data:`HEADING_WEIGHT` times the body. The first :data:`SLICE` are ranked so in
     one query, which also counts the matches; the rest follow in tree order.
+
+    ``title_is_query``, the expression PostgreSQL orders by, is not used: the ranking query
+    compares the titles of :meth:`.query.Query.titles` itself, as SQL.
     """
     words = [term for term in query.terms if term.kind != "substring"]
     substrings = [term for term in query.terms if term.kind == "substring"]
@@ -191,7 +195,9 @@ def _ranked(base, query, every, words):
         slice=SLICE,
     )
     if words:
-        params.insert(0, " OR ".join(_expression(term) for term in words))
+        # Bodies with every word only, when every word must match: a broad word's bodies
+        # are not scored for nothing.
+        params.insert(0, (" AND " if every else " OR ").join(_expression(t) for t in words))
     with connections[base.db].cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
