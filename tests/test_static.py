@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import brotli
 import pytest
@@ -88,6 +89,20 @@ def test_collectstatic_names_files_by_their_content_hash(collected):
     assert hashed_file(collected, url).is_file()
     assert hashed_file(collected, url + ".gz").is_file()
     assert hashed_file(collected, url + ".br").is_file()
+
+
+def test_collectstatic_keeps_only_hashed_names_and_leaves_source_maps_uncompressed(collected):
+    assert not (collected / "css" / "wiki.css").exists()
+    bundle = static("drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js")
+    # The bundle's last line names its map (the manifest storage rewrote it to the hashed name).
+    last_line = hashed_file(collected, bundle).read_text().rstrip().rsplit("\n", 1)[-1]
+    map_file = hashed_file(collected, bundle).parent / last_line.removeprefix(
+        "//# sourceMappingURL="
+    )
+    assert re.fullmatch(r"redoc\.standalone\.js\.[0-9a-f]{12}\.map", map_file.name)
+    assert map_file.is_file()
+    assert not Path(f"{map_file}.gz").exists() and not Path(f"{map_file}.br").exists()
+    assert hashed_file(collected, bundle + ".br").is_file()
 
 
 def test_whitenoise_serves_a_hashed_file_gzipped_and_cacheable_forever(collected):
