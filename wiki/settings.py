@@ -64,6 +64,7 @@ from django.core.exceptions import ImproperlyConfigured
 from whitenoise.compress import Compressor
 
 from wiki.environment import env_flag
+from wiki.logs import LOGS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -236,38 +237,8 @@ else:
 # and load the whole list from one resource per version (chapters.contents).
 TOC_INLINE_MAX_NODES = int(os.environ.get("WIKI_TOC_INLINE_MAX_NODES") or 1000)
 
-# Errors are visible where the process manager keeps the server's output: with debug off, the
-# traceback of every 500 (logged by Django's "django.request" at ERROR) goes to standard
-# error, as do the warnings of our own modules (the "chapters" loggers, e.g. a cache that
-# cannot be reached). With debug on, Django's own console handler shows requests' errors
-# already, so the "errors" handler stays quiet there rather than print them twice. Each line
-# has the time, the level and the logger's name. Records still propagate up (the tests'
-# log capture sees them); the root logger has no handler of its own, so nothing prints twice.
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {"require_debug_false": {"()": "django.utils.log.RequireDebugFalse"}},
-    "formatters": {
-        "timed": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"},
-    },
-    "handlers": {
-        "stderr": {"class": "logging.StreamHandler", "formatter": "timed"},
-        "errors": {
-            "class": "logging.StreamHandler",
-            "formatter": "timed",
-            "level": "ERROR",
-            "filters": ["require_debug_false"],
-        },
-    },
-    "loggers": {
-        "django.request": {"handlers": ["errors"]},
-        "chapters": {"handlers": ["stderr"], "level": "WARNING"},
-        # Background tasks: each task's start and end at INFO (in a worker's output), a failed
-        # task's traceback at ERROR (chapters.worker).
-        "django_tasks": {"handlers": ["stderr"], "level": "INFO"},
-        "django_tasks_db": {"handlers": ["stderr"], "level": "INFO"},
-    },
-}
+# Where errors and warnings go: wiki/logs.py.
+LOGGING = LOGS
 
 # Slow or unbounded work (books, image processing, e-mail, re-renders) runs as tasks
 # (chapters/tasks.py) of Django's tasks framework, through its backport, kept in the wiki's
@@ -350,8 +321,10 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 # With debug off, collectstatic stores each file under a name with its content's hash (so
-# browsers may keep it forever) with gzip and Brotli copies, and WhiteNoise serves them. With
-# debug on (bin/serve) pages name the files in static/ as they are, with no collectstatic.
+# browsers may keep it forever), and only there, with gzip and Brotli copies (none of source
+# maps, which only developer tools fetch: compressing them took half of collectstatic's time),
+# and WhiteNoise serves them. With debug on (bin/serve) pages name the files in static/ as
+# they are, with no collectstatic.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -360,10 +333,6 @@ STORAGES = {
         else "whitenoise.storage.CompressedManifestStaticFilesStorage"
     },
 }
-# Only the hashed names are kept, compressed (pages name no other: WhiteNoise's documentation,
-# "WHITENOISE_KEEP_ONLY_HASHED_FILES"), which halves collectstatic's work and STATIC_ROOT. Source
-# maps, fetched by developer tools alone, are served as they are: compressing them took half
-# of collectstatic's time (7 of the 12.7 MB collected are the API pages' maps).
 WHITENOISE_KEEP_ONLY_HASHED_FILES = True
 WHITENOISE_SKIP_COMPRESS_EXTENSIONS = (*Compressor.SKIP_COMPRESS_EXTENSIONS, "map")
 

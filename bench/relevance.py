@@ -1,0 +1,185 @@
+"""Search relevance on Django's documentation: the wiki on each database beside tantivy.
+
+Usage, from the repository's root (see bench/README.md)::
+
+    .venv/bin/python bench/relevance.py [--databases sqlite,postgresql] [--verbose]
+
+For each database, a scratch database (made and dropped as bench/run.py makes them) gets the
+curriculum fixture and the Django documentation's pages (``tests/data/django-docs/``,
+imported with ``import_markdown``), in a process of its own (``--measure``); each query of
+``tests/django_relevance.py`` is answered as the search page answers it (with the correction
+of a query that finds nothing) and its first ten paths kept. The anchor, tantivy (BM25 over
+titles and bodies, titles boosted, each word also matched fuzzily and as a prefix), indexes
+the same pages as the first database stores them and answers the same queries. Printed per
+system and category: hit@1, hit@3 and the mean reciprocal rank (MRR) of the first page
+that answers the query, within the first ten.
+"""
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+TITLE_BOOST = 3.0  # tantivy: a word in the title weighs three in the body
+FUZZY_BOOST = 0.3  # and a word one edit away, or one the query's word begins, 0.3 of it
+
+
+def scores(ranked, queries):
+    """Return ``{category: (n, hit@1, hit@3, MRR)}`` and ``"all"``, for each query's ranked
+    paths (``ranked``, in the order of ``queries``)."""
+    totals = defaultdict(lambda: [0, 0, 0, 0.0])
+    for (category, _query, expected), found in zip(queries, ranked, strict=True):
+        rank = next((i for i, path in enumerate(found[:10]) if path in expected), None)
+        for key in (category, "all"):
+            row = totals[key]
+            row[0] += 1
+            row[1] += rank == 0
+            row[2] += rank is not None and rank < 3
+            row[3] += 0 if rank is None else 1 / (rank + 1)
+    return {key: (n, h1 / n, h3 / n, mrr / n) for key, (n, h1, h3, mrr) in totals.items()}
+
+
+def wiki_answers(queries):
+    """Return the first ten paths the wiki's search gives each query (the search page's
+    answer: a query that finds nothing is corrected, ``chapters.search.suggest``)."""
+    from chapters.search import find_nodes, suggest
+
+    answers = []
+    for _category, query, _expected in queries:
+        found = list(find_nodes(query).values_list("path", flat=True)[:10])
+        corrected = "" if found else suggest(query)
+        if corrected:
+            found = list(find_nodes(corrected).values_list("path", flat=True)[:10])
+        answers.append(found)
+    return answers
+
+
+def tantivy_answers(pages, queries):
+    """Return the first ten paths tantivy gives each query over ``pages``.
+
+    Args:
+        pages: ``(path, title, text)`` of every page, the text as the wiki stores it
+            (``Node.body_text``).
+        queries: the relevance set.
+    """
+    import tantivy
+
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("title", stored=False, tokenizer_name="en_stem")
+    builder.add_text_field("body", stored=False, tokenizer_name="en_stem")
+    builder.add_text_field("path", stored=True, tokenizer_name="raw")
+    schema = builder.build()
+    index = tantivy.Index(schema)
+    writer = index.writer(heap_size=100_000_000, num_threads=1)
+    for path, title, text in pages:
+        writer.add_document(tantivy.Document(path=path, title=title, body=text))
+    writer.commit()
+    index.reload()
+    searcher = index.searcher()
+    answers = []
+    for _category, query, _expected in queries:
+        words = re.findall(r"\w+", query.lower())
+        if not words:
+            answers.append([])
+            continue
+        text = " ".join(words)
+        exact = index.parse_query(text, ["title", "body"], field_boosts={"title": TITLE_BOOST})
+        fuzzy = index.parse_query(
+            text,
+            ["title", "body"],
+            field_boosts={"title": TITLE_BOOST},
+            fuzzy_fields={"title": (True, 1, True), "body": (True, 1, True)},
+        )
+        both = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Should, exact),
+                (tantivy.Occur.Should, tantivy.Query.boost_query(fuzzy, FUZZY_BOOST)),
+            ]
+        )
+        hits = searcher.search(both, 10).hits
+        answers.append([searcher.doc(address)["path"][0] for _score, address in hits])
+    return answers
+
+
+def measure(with_tantivy):
+    """Load the corpus into the configured database and print the answers as JSON."""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from chapters.models import Node
+    from tests.django_relevance import CORPUS, QUERIES
+
+    call_command("migrate", verbosity=0)
+    call_command("loaddata", "fixtures/curriculum.json", verbosity=0)
+    call_command("import_markdown", str(CORPUS), verbosity=0)
+    result = {"wiki": wiki_answers(QUERIES)}
+    if with_tantivy:
+        pages = Node.objects.values_list("path", "title", "body_text")
+        result["tantivy"] = tantivy_answers(list(pages), QUERIES)
+    print(json.dumps(result))
+
+
+def main():
+    """Measure each database (and tantivy once) in processes of their own; print scores."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--databases", default="sqlite,postgresql")
+    parser.add_argument("--postgres-url", default="postgres://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--verbose", action="store_true", help="list the queries missed at 3")
+    parser.add_argument("--measure", choices=["wiki", "wiki+tantivy"], help=argparse.SUPPRESS)
+    arguments = parser.parse_args()
+    if arguments.measure:
+        measure(arguments.measure == "wiki+tantivy")
+        return
+    from bench.run import environment, scratch_database
+    from tests.django_relevance import QUERIES
+
+    results = {}
+    for number, database in enumerate(arguments.databases.split(",")):
+        with tempfile.TemporaryDirectory() as folder:
+            url, drop = scratch_database(database, "relevance", folder, arguments.postgres_url)
+            mode = "wiki+tantivy" if number == 0 else "wiki"
+            try:
+                output = subprocess.run(
+                    [sys.executable, __file__, "--measure", mode],
+                    env=environment(url),
+                    cwd=ROOT,
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                ).stdout
+            finally:
+                drop()
+        answers = json.loads(output.splitlines()[-1])
+        results[database] = answers["wiki"]
+        if "tantivy" in answers:
+            results["tantivy"] = answers["tantivy"]
+    categories = sorted({category for category, _, _ in QUERIES}) + ["all"]
+    print(f"{len(QUERIES)} queries over the curriculum and Django's documentation")
+    print(f"{'category':16} " + " ".join(f"{system:>24}" for system in results))
+    table = {system: scores(ranked, QUERIES) for system, ranked in results.items()}
+    for category in categories:
+        cells = []
+        for system in results:
+            n, hit1, hit3, mrr = table[system][category]
+            cells.append(f"{hit1:.2f} / {hit3:.2f} / {mrr:.2f}".rjust(24))
+        print(f"{category + f' ({n})':16} " + " ".join(cells))
+    print("(each cell: hit@1 / hit@3 / MRR)")
+    if arguments.verbose:
+        for system, ranked in results.items():
+            for (category, query, expected), found in zip(QUERIES, ranked, strict=True):
+                if not set(found[:3]) & set(expected):
+                    print(f"{system}: missed [{category}] {query!r}: {found[:3]}")
+
+
+if __name__ == "__main__":
+    main()
