@@ -21,7 +21,6 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,36 +29,6 @@ sys.path.insert(0, str(ROOT))
 
 TITLE_BOOST = 3.0  # tantivy: a word in the title weighs three in the body
 FUZZY_BOOST = 0.3  # and a word one edit away, or one the query's word begins, 0.3 of it
-
-
-def scores(ranked, queries):
-    """Return ``{category: (n, hit@1, hit@3, MRR)}`` and ``"all"``, for each query's ranked
-    paths (``ranked``, in the order of ``queries``)."""
-    totals = defaultdict(lambda: [0, 0, 0, 0.0])
-    for (category, _query, expected), found in zip(queries, ranked, strict=True):
-        rank = next((i for i, path in enumerate(found[:10]) if path in expected), None)
-        for key in (category, "all"):
-            row = totals[key]
-            row[0] += 1
-            row[1] += rank == 0
-            row[2] += rank is not None and rank < 3
-            row[3] += 0 if rank is None else 1 / (rank + 1)
-    return {key: (n, h1 / n, h3 / n, mrr / n) for key, (n, h1, h3, mrr) in totals.items()}
-
-
-def wiki_answers(queries):
-    """Return the first ten paths the wiki's search gives each query (the search page's
-    answer: a query that finds nothing is corrected, ``chapters.search.suggest``)."""
-    from chapters.search import find_nodes, suggest
-
-    answers = []
-    for _category, query, _expected in queries:
-        found = list(find_nodes(query).values_list("path", flat=True)[:10])
-        corrected = "" if found else suggest(query)
-        if corrected:
-            found = list(find_nodes(corrected).values_list("path", flat=True)[:10])
-        answers.append(found)
-    return answers
 
 
 def tantivy_answers(pages, queries):
@@ -117,7 +86,7 @@ def measure(with_tantivy):
     from django.core.management import call_command
 
     from chapters.models import Node
-    from tests.django_relevance import CORPUS, QUERIES
+    from tests.django_relevance import CORPUS, QUERIES, wiki_answers
 
     call_command("migrate", verbosity=0)
     call_command("loaddata", "fixtures/curriculum.json", verbosity=0)
@@ -141,7 +110,7 @@ def main():
         measure(arguments.measure == "wiki+tantivy")
         return
     from bench.run import environment, scratch_database
-    from tests.django_relevance import QUERIES
+    from tests.django_relevance import QUERIES, scores
 
     results = {}
     for number, database in enumerate(arguments.databases.split(",")):

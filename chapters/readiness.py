@@ -50,7 +50,9 @@ class Readiness:
 
 
 def count_chapters(roots):
-    """Give every section under ``roots`` a ``readiness`` attribute, without a query.
+    """Give every section under ``roots`` a ``readiness`` attribute, and ``chapter_words``
+    (the words of its chapters, for its reading time: ``chapters.reading_time``), without a
+    query.
 
     Each section's chapters are counted from its ``cached_children``, deepest sections first,
     so any depth of the tree takes no recursion.
@@ -69,9 +71,10 @@ def count_chapters(roots):
             stack.extend(node.cached_children)
     counts = {}
     for section in reversed(sections):  # every section after the sections below it
-        counted = Counter()
+        counted, section.chapter_words = Counter(), 0
         for child in section.cached_children:
             counted += Counter({child.status: 1}) if child.is_chapter else counts[child.pk]
+            section.chapter_words += child.words if child.is_chapter else child.chapter_words
         counts[section.pk] = counted
         section.readiness = Readiness(**{status: counted[status] for status in Node.Status.values})
     return roots

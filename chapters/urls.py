@@ -4,8 +4,10 @@ chapters/models/placement.py)."""
 
 from django.urls import path, register_converter
 
-from . import crawlers, feeds, health, metrics, views
+from . import crawlers, diagrams, feeds, health, metrics, progress, views
 from .books import views as books
+from .discussion import feeds as discussion_feeds
+from .discussion import views as discussion
 from .edit import notifications as edit_notifications
 from .edit import outline as edit_outline
 from .edit import review as edit_review
@@ -76,6 +78,8 @@ urlpatterns = [
     path("revisions/<int:revision_id>/revert/", views.revision_revert, name="revert"),
     path("diff/", views.revision_diff, name="diff"),
     path("dashboard/", views.dashboard, name="dashboard"),
+    path("progress/", progress.progress, name="progress"),
+    path("progress/join/", progress.progress_join, name="progress-join"),
     path("links/broken/", views.broken_links, name="broken-links"),
     # Editing on the site (chapters.edit).
     path("edit/titles.json", edit_views.titles, name="titles"),
@@ -97,6 +101,17 @@ urlpatterns = [
         edit_notifications.notification,
         name="notification",
     ),
+    # Discussion (chapters.discussion).
+    path("discuss/<nodepath:path>/", discussion.thread, name="discussion"),
+    path("discussion/<int:comment_id>/edit/", discussion.edit, name="comment-edit"),
+    path("discussion/<int:comment_id>/delete/", discussion.delete, name="comment-delete"),
+    path("discussion/<int:comment_id>/hide/", discussion.hide, name="comment-hide"),
+    path("discussion/count/<nodepath:path>/", discussion.comment_count, name="discussion-count"),
+    path(
+        "discussion/feed/<nodepath:path>/",
+        discussion_feeds.DiscussionFeed(),
+        name="discussion-feed",
+    ),
     # The media library (chapters.media).
     path("media/", media.library, name="media"),
     path("media/upload/", media.media_upload, name="media-upload"),
@@ -111,6 +126,8 @@ urlpatterns = [
     path("books/<str:format>/", books.book, name="book"),
     path("books/<str:format>/<nodepath:path>/", books.book, name="book-section"),
     path("print/<nodepath:path>/", views.print_section, name="print"),
+    # Not slug-like (a dot), so no node's path can take it.
+    path("diagrams/mermaid.html", diagrams.mermaid_frame, name="mermaid-frame"),
     path("contents/<pagesversion:pages_version>.html", views.contents_list, name="contents"),
     path("<nodepath:path>/", views.node_detail, name="node"),
 ]

@@ -63,6 +63,7 @@ def node_detail(request, path):
         "toc_html": toc_html,
         "contents_url": around.toc and reverse("chapters:contents", args=[version(request)]),
         "linked_from": navigation.linked_from(node),
+        "words": node.words if node.is_chapter else around.chapter_words,
     }
     if request.user.is_authenticated:
         context["tools"] = page_tools(request.user, node)
@@ -115,6 +116,7 @@ def print_section(request, path):
             "node": node,
             "ancestors": navigation.breadcrumb(node),
             "entries": entries,
+            "has_mermaid": any(entry.has_mermaid for entry, _depth in entries),
             "source_url": request.build_absolute_uri(node.get_absolute_url()),
         },
     )

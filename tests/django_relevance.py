@@ -13,9 +13,12 @@ Used by ``tests/test_search_relevance.py`` (both databases, with a floor) and by
 ``bench/search.py`` (hit@1, hit@3 and MRR per category, beside tantivy).
 """
 
+from collections import defaultdict
 from pathlib import Path
 
-__all__ = ["CORPUS", "QUERIES"]
+from chapters.search import find_nodes, suggest
+
+__all__ = ["CORPUS", "QUERIES", "scores", "wiki_answers"]
 
 CORPUS = Path(__file__).resolve().parent / "data" / "django-docs"
 
@@ -317,3 +320,31 @@ QUERIES = [
     ("curriculum", "uv layout", ("3d-animation/texturing/uv-layout",)),
     ("curriculum", "virtual memory", ("systems/operating-systems/virtual-memory",)),
 ]
+
+
+def scores(ranked, queries):
+    """Return ``{category: (n, hit@1, hit@3, MRR)}`` and ``"all"``, for each query's ranked
+    paths (``ranked``, in the order of ``queries``)."""
+    totals = defaultdict(lambda: [0, 0, 0, 0.0])
+    for (category, _query, expected), found in zip(queries, ranked, strict=True):
+        rank = next((i for i, path in enumerate(found[:10]) if path in expected), None)
+        for key in (category, "all"):
+            row = totals[key]
+            row[0] += 1
+            row[1] += rank == 0
+            row[2] += rank is not None and rank < 3
+            row[3] += 0 if rank is None else 1 / (rank + 1)
+    return {key: (n, h1 / n, h3 / n, mrr / n) for key, (n, h1, h3, mrr) in totals.items()}
+
+
+def wiki_answers(queries):
+    """Return the first ten paths the wiki's search gives each query (the search page's
+    answer: a query that finds nothing is corrected, ``chapters.search.suggest``)."""
+    answers = []
+    for _category, query, _expected in queries:
+        found = list(find_nodes(query).values_list("path", flat=True)[:10])
+        corrected = "" if found else suggest(query)
+        if corrected:
+            found = list(find_nodes(corrected).values_list("path", flat=True)[:10])
+        answers.append(found)
+    return answers

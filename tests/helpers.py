@@ -77,7 +77,7 @@ def build_tree(outline):
     For trees too large to load through ``loaddata`` in a test about something else (pages'
     queries): a few queries instead of some for every node. The rows are those
     ``chapters.outline.build_fixture`` makes, with the derived fields ``Node.save()`` keeps
-    (path, rendered body, text and headings) and one revision each, as ``loaddata`` records
+    (path, rendered body, text, headings and words) and one revision each, as ``loaddata`` records
     it. Outlines' bodies link nowhere, so there are no links to store; only the wiki's
     version counts differently, as the database's triggers count statements or rows
     (tests/test_snapshots.py compares the two).
@@ -96,8 +96,8 @@ def build_tree(outline):
         node = Node(pk=row["pk"], parent_id=parent, path=paths[row["pk"]], **fields)
         if node.body not in rendered:
             assert node.render_body() == [], "build_tree() stores no links"
-            rendered[node.body] = (node.body_html, node.body_text, node.headings)
-        node.body_html, node.body_text, node.headings = rendered[node.body]
+            rendered[node.body] = (node.body_html, node.body_text, node.headings, node.words)
+        node.body_html, node.body_text, node.headings, node.words = rendered[node.body]
         nodes.append(node)
     Node.objects.bulk_create(nodes)
     revision = Node.history.model
@@ -148,6 +148,7 @@ SITE_SCRIPTS = [
     "/static/js/keys.js",
     "/static/js/toc.js",
     "/static/js/page.js",
+    "/static/js/progress.js",
     "/static/js/search-box.js",
 ]
 

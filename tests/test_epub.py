@@ -150,3 +150,27 @@ def test_package_with_an_image_and_its_alt_text_passes_epubcheck(tmp_path):
     assert alt == "Launches fall as kernels fuse"
     status, printed = epubcheck(data, tmp_path)
     assert (status, "No errors or warnings detected." in printed) == (0, True), printed
+
+
+@pytest.mark.django_db
+def test_epub_holds_a_dot_diagram_as_svg_and_a_mermaid_one_as_source(small_tree, tmp_path):
+    edit(
+        "Chapter Four",
+        body=(
+            '```dot\ndigraph { label="Kernels"; Load -> Fuse }\n```\n\n'
+            "```mermaid\nflowchart LR\n  Read --> Write\n```\n"
+        ),
+    )
+    data = render_epub(book_of(node("Section A2")))
+    archive, _, _, base = epub_package(data)
+    chapter = ET.fromstring(archive.read(f"{base}/n{node('Chapter Four').pk}.xhtml"))
+    svg = chapter.find(".//{http://www.w3.org/2000/svg}svg")
+    assert svg.get("aria-label") == "Kernels"
+    titles = svg.iterfind(
+        ".//{http://www.w3.org/2000/svg}g[@class='node']/{http://www.w3.org/2000/svg}title"
+    )
+    assert [title.text for title in titles] == ["Load", "Fuse"]
+    pre = chapter.find(f".//{NAV}pre[@class='mermaid']")
+    assert pre.text == "flowchart LR\n  Read --> Write\n"
+    status, printed = epubcheck(data, tmp_path)
+    assert (status, "No errors or warnings detected." in printed) == (0, True), printed

@@ -43,7 +43,7 @@ def test_home_is_a_landing_page_without_the_tree(client, curriculum):
     assert [card[0] for card in cards] == [n.title for n in Node.objects.filter(parent=None)]
     assert cards[4] == [
         "ML Systems",
-        "7 sections · 20 chapters",
+        "7 sections · 20 chapters · 1 min read",
         "0 of 20 published",
         "GPU Computing",
         "Runtimes and Frameworks",

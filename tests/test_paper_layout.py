@@ -78,7 +78,7 @@ def test_print_page_loads_every_image_and_marks_short_code(client, small_tree):
 def test_print_css_keeps_short_code_whole_labels_with_code_and_prints_no_image_address():
     rules = css_rules("css/print.css")
     avoided = [s for s, body in rules.items() if "break-inside: avoid" in body]
-    assert avoided == [".body :is(table, figure, img)", ".body .code-short"]
+    assert avoided == [".body :is(table, figure, img, .diagram)", ".body .code-short"]
     assert rules[".body :is(.highlight, .code-block) > .filename"] == (
         "color: #333; break-after: avoid;"
     )
@@ -96,7 +96,7 @@ def test_book_css_keeps_short_code_whole_and_labels_with_code():
     avoided = [s for s, body in rules.items() if "break-inside: avoid" in body]
     # A contents entry is whole on one page too (chapters/books/front.py lays the contents
     # out in chunks, by the entries that land on each page).
-    assert avoided == [".contents li", ".body :is(table, figure)", ".body .code-short"]
+    assert avoided == [".contents li", ".body :is(table, figure, .diagram)", ".body .code-short"]
     assert rules[".body .highlight > .filename"].startswith("display: block; break-after: avoid;")
     assert rules[".body pre"].endswith("orphans: 4; widows: 2;")
 

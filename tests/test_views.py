@@ -79,7 +79,7 @@ def test_chapter_page_shows_the_seed_chapter(client, curriculum):
     page = soup(response)
     assert [h1.get_text() for h1 in page.find_all("h1")] == ["Graph Optimization and Kernel Fusion"]
     assert " ".join(page.find("p", class_="meta").get_text().split()) == (
-        "Chapter · Draft · Updated Aug 9, 2026"
+        "Chapter · Draft · Updated Aug 9, 2026 · 1 min read"
     )
     assertInHTML(
         '<div class="body"><p>This chapter is currently a scaffold.</p></div>',
@@ -172,12 +172,12 @@ def test_section_page_lists_its_children_in_order_with_status(client, curriculum
     page = soup(response)
     assert page.h1.get_text() == "ML Compilers"
     assert " ".join(page.find("p", class_="meta").get_text().split()) == (
-        "Section · Draft · Updated Aug 9, 2026"
+        "Section · Draft · Updated Aug 9, 2026 · 1 min read"
     )
     children = page.find("ol", class_="children").find_all("li")
     assert [" ".join(li.get_text().split()) for li in children] == [
-        "ML Compiler Foundations Chapter Draft",
-        "Graph Optimization and Kernel Fusion Chapter Draft",
+        "ML Compiler Foundations Chapter Draft 1 min read",
+        "Graph Optimization and Kernel Fusion Chapter Draft 1 min read",
     ]
     assert page.find(class_="pager") is None
 
@@ -268,8 +268,9 @@ def test_stylesheets_and_scripts_are_files_of_this_site(client, curriculum):
         True,
         True,
         True,
+        True,
     ]
-    assert [script.string for script in page.find_all("script")] == [None] * 5
+    assert [script.string for script in page.find_all("script")] == [None] * 6
 
 
 def wide_outline(areas, sections, chapters):

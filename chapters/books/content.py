@@ -21,10 +21,11 @@ from ..markdown.printing import mark_short_code
 from ..models import Node
 from .images import BookImages
 
-__all__ = ["MATHML", "XHTML", "Book", "book_of", "body_element", "local_name", "to_xml"]
+__all__ = ["MATHML", "SVG", "XHTML", "Book", "book_of", "body_element", "local_name", "to_xml"]
 
 XHTML = "http://www.w3.org/1999/xhtml"
 MATHML = "http://www.w3.org/1998/Math/MathML"
+SVG = "http://www.w3.org/2000/svg"
 
 # A node's texts, left out of a book's nodes: a book reads its bodies' HTML a few at a time
 # (:meth:`Book.bodies`), so that the whole curriculum's are never in memory at once.

@@ -14,7 +14,8 @@ package document; Debian's epubcheck checks it by EPUB 3.2's rules)::
     EPUB/images/*            the media library's images the bodies show
 
 Formulas are the site's MathML, each with the LaTeX it was written in as ``alttext``; the
-manifest marks the documents holding any with the ``mathml`` property, as EPUB 3 requires.
+manifest marks the documents holding any with the ``mathml`` property, and those holding a
+Graphviz diagram's SVG with ``svg``, as EPUB 3 requires.
 Everything in the archive is an :class:`Item` of a :class:`Package`, which the manifest
 lists, so a file a body needs (an image of the wiki's own, its ``<img>`` keeping its ``alt``)
 goes in as one more item, added while its document is made: the copy :mod:`.images`
@@ -37,7 +38,7 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from PIL import Image
 
-from .content import MATHML, XHTML, body_element, to_xml
+from .content import MATHML, SVG, XHTML, body_element, to_xml
 from .images import file_name
 
 __all__ = ["Item", "Package", "render_epub"]
@@ -200,7 +201,7 @@ def _page(node, book, image, html):
     stored ``html``) as bytes, and its manifest properties; ``image`` places the wiki's own
     images."""
     body = body_element(node, book, _link, namespaced=True, image=image, html=html)
-    math = any(element.tag.startswith(f"{{{MATHML}}}") for element in body.iter())
+    namespaces = {element.tag.partition("}")[0] for element in body.iter()}
     inner = escape(body.text or "") + "".join(to_xml(child, XHTML) for child in body)
     page = render_to_string(
         "books/epub/page.xhtml",
@@ -208,7 +209,10 @@ def _page(node, book, image, html):
         # body_element only (ids, links, images), then written as XML by to_xml.
         {"node": node, "body": mark_safe(inner), "stylesheets": STYLESHEETS},
     )
-    return page.encode(), "mathml" if math else ""
+    properties = [
+        name for name, uri in (("mathml", MATHML), ("svg", SVG)) if f"{{{uri}" in namespaces
+    ]
+    return page.encode(), " ".join(properties)
 
 
 def _packer(package):

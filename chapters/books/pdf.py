@@ -39,6 +39,7 @@ from weasyprint.urls import URLFetcher, URLFetcherResponse
 from . import parts
 from .code import fewer_spans
 from .content import body_element
+from .diagrams import draw_diagrams
 from .formulas import draw_math
 from .front import lay_out_front
 from .joining import book_link, join
@@ -105,12 +106,14 @@ def _entry(node, html, book, fetcher, progress):
     fit for the PDF."""
     body = body_element(node, book, _link, namespaced=False, image=fetcher.add, html=html)
     draw_math(body)
+    draw_diagrams(body)
     fewer_spans(body)
     html = ET.tostring(body, encoding="unicode", method="html")
     if progress is not None:
         progress(node)
     # The stored body_html, sanitized on save (chapters.markdown), parsed and changed by
-    # body_element, draw_math and fewer_spans only: ids, links, images, formulas and spans.
+    # body_element, draw_math, draw_diagrams and fewer_spans only: ids, links, images,
+    # formulas, diagrams and spans.
     return {"node": node, "body": mark_safe(html.removeprefix("<body>").removesuffix("</body>"))}
 
 

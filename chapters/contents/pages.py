@@ -60,6 +60,7 @@ class PageNavigation:
     next: Node | None
     children: tuple  # sections only, each with its ``readiness``
     readiness: Readiness | None  # sections only
+    chapter_words: int  # sections only: the words of its chapters (0 for a chapter)
     came_from: Step | None = None  # chapters first in their section: the chapter read before
     continue_to: Step | None = None  # chapters last in their section: the chapter read after
     toc: str | None = None
@@ -170,6 +171,7 @@ def _page_navigation(near, outline, node, version, bridges):
         next=following and _detached(following),
         children=tuple(map(_detached, in_tree.cached_children)),
         readiness=getattr(in_tree, "readiness", None),
+        chapter_words=getattr(in_tree, "chapter_words", 0),
         came_from=before if previous is None else None,
         continue_to=after if following is None else None,
     )
@@ -226,9 +228,10 @@ def _detached(node):
         status=node.status,
         path=node.path,
         parent_id=node.parent_id,
+        words=node.words,
     )
     if hasattr(node, "readiness"):
-        copy.readiness = node.readiness
+        copy.readiness, copy.chapter_words = node.readiness, node.chapter_words
     return copy
 
 

@@ -14,10 +14,10 @@ from ..models import Node
 from ..navigation import reading_bridges
 
 # The fields of a node the contents and the page's navigation read, in a row's order.
-FIELDS = ("id", "parent_id", "title", "slug", "kind", "status", "path", "level")
+FIELDS = ("id", "parent_id", "title", "slug", "kind", "status", "path", "level", "words")
 
 
-ID, PARENT, TITLE, SLUG, KIND, STATUS, PATH, LEVEL = range(len(FIELDS))
+ID, PARENT, TITLE, SLUG, KIND, STATUS, PATH, LEVEL, WORDS = range(len(FIELDS))
 
 
 CHAPTER = Node.Kind.CHAPTER
@@ -59,8 +59,8 @@ def branch(node):
     and its whole subtree (for its children's readiness): closed under parents, so
     :func:`~chapters.models.cache_trees` links them, and only ``node``'s own subtree is
     whole. Rows (``FIELDS``), not model instances: on SQLite the read scans one index
-    (migration ``0017_node_outline_index``). :func:`_branch_rows` picks the same rows from
-    the whole tree's.
+    (migration ``0017_node_outline_index``, with ``words`` since ``0027_progress``).
+    :func:`_branch_rows` picks the same rows from the whole tree's.
 
     Args:
         node: any node.

@@ -9,9 +9,13 @@ Each concern has a module of its own:
   functions;
 - :mod:`.sanitize`: the allowlists of tags, attributes and URL schemes (MathML's too), and
   the one function that applies bleach with them;
+- :mod:`.comments`: a reader's comment, rendered with fewer extensions and a shorter
+  allowlist (:func:`render_comment`);
 - :mod:`.limits`: :class:`MarkdownError` and the limits that keep rendering time bounded;
 - :mod:`.lexing`: the kept child process that highlights code, killed at a body's budget
   (:mod:`.mdx.highlight` tells the budget);
+- :mod:`.graphviz` and :mod:`.svg`: Graphviz's ``dot`` run within bounds on a diagram's
+  source, and the SVG it writes allowlisted;
 - :mod:`.text`: the text a reader reads in rendered HTML (for search), and the wiki paths
   its links point at (for the ``Link`` rows);
 - :mod:`.mdx`: the wiki's own Python-Markdown extensions (math, nested lists, wiki links,
@@ -27,7 +31,10 @@ from html import unescape
 import markdown
 from markdown.serializers import to_html_string
 
+from .comments import render_comment
+from .graphviz import DiagramBudget
 from .limits import BODY_MAX_LENGTH, BoundsExtension, MarkdownError, check_bounds
+from .mdx.diagrams import MERMAID_MARK, DiagramExtension
 from .mdx.highlight import (
     HighlightBudget,
     HighlightExtension,
@@ -44,9 +51,11 @@ __all__ = [
     "BODY_MAX_LENGTH",
     "wiki_link_tags",
     "MEDIA_REFERENCE",
+    "MERMAID_MARK",
     "MarkdownError",
     "WIKI_LINK",
     "check_markdown",
+    "render_comment",
     "render_markdown",
     "render_markdown_with_headings",
     "external_images",
@@ -99,7 +108,7 @@ def check_markdown(text):
     """
     if text:
         check_bounds(text)
-        _convert(text, unresolved, no_media, {"use_pygments": False})
+        _convert(text, unresolved, no_media, {"use_pygments": False}, None)
 
 
 def render_markdown(text, resolve_link=unresolved, resolve_media=no_media):
@@ -117,6 +126,8 @@ def render_markdown_with_headings(
 
     Python-Markdown renders the text with tables, fenced code highlighted by Pygments
     (within a time bound, past which code is shown plain: :mod:`.mdx.highlight`),
+    ```` ```dot ```` diagrams drawn as SVG and ```` ```mermaid ```` ones left to the browser
+    (:mod:`.mdx.diagrams`),
     footnotes, heading ids, callouts, definition lists, task lists, math (as MathML),
     lists nested by two or four spaces, ``[[wiki links]]`` and the media library's images and
     files (``![alt](image:<name>)``, ``[text](file:<name>)``); bleach then removes every
@@ -131,8 +142,9 @@ def render_markdown_with_headings(
         resolve_media: ``resolve(kind, name) -> (item, problem)`` for the media library's
             references (see :class:`.mdx.media.MediaProcessor`); by default each is shown as
             a placeholder.
-        highlight: False to show code plain without running any lexer (a save that must
-            render under the tree's lock, ``chapters.models.rendering``).
+        highlight: False to show code plain without running any lexer, and ```` ```dot ````
+            diagrams as code without running Graphviz (a save that must render under the
+            tree's lock, ``chapters.models.rendering``).
 
     Returns:
         A pair: the sanitized HTML as a string ("" for an empty text), and the headings in
@@ -150,18 +162,19 @@ def render_markdown_with_headings(
     plain = {"use_pygments": False}
     if highlight:
         highlighted = {"pygments_formatter": budgeted_formatter(HighlightBudget())}
+        diagrams = DiagramBudget()
         try:
-            md, html = _convert(text, resolve_link, resolve_media, highlighted)
+            md, html = _convert(text, resolve_link, resolve_media, highlighted, diagrams)
         except HighlightOverBudget:
-            md, html = _convert(text, resolve_link, resolve_media, plain)
+            md, html = _convert(text, resolve_link, resolve_media, plain, diagrams)
     else:
-        md, html = _convert(text, resolve_link, resolve_media, plain)
+        md, html = _convert(text, resolve_link, resolve_media, plain, None)
     ids = partial(IdFilter, mark=md.id_mark, generated=md.generated_ids)
     html = md.code_blocks.restore(sanitize(html, filters=[ids]))
     return html, list(_flatten_headings(md.toc_tokens))
 
 
-def _convert(text, resolve_link, resolve_media, highlighting):
+def _convert(text, resolve_link, resolve_media, highlighting, diagrams):
     """Return the Python-Markdown instance that rendered ``text``, and its HTML (unsanitized).
 
     Args:
@@ -170,6 +183,8 @@ def _convert(text, resolve_link, resolve_media, highlighting):
         resolve_media: the media references' resolver.
         highlighting: codehilite's settings for this rendering, beside ``EXTENSION_CONFIGS``'s
             (the time-bounded formatter, or highlighting off).
+        diagrams: the body's :class:`.graphviz.DiagramBudget`, or None to show
+            ```` ```dot ```` fences as code without running Graphviz.
 
     Raises:
         MarkdownError: beyond the limits checked while parsing, or nested too deeply.
@@ -184,6 +199,7 @@ def _convert(text, resolve_link, resolve_media, highlighting):
             BoundsExtension(),
             IdMarkExtension(),
             HighlightExtension(),
+            DiagramExtension(diagrams),
         ],
         extension_configs={
             **EXTENSION_CONFIGS,

@@ -27,6 +27,9 @@ INLINE_TAGS = frozenset({"a", "abbr", "code", "del", "em", "span", "strong", "su
 
 
 MARKS = {"a": MARK_LINK_CLASSES, "span": MARK_SPAN_CLASSES}
+# In a Graphviz diagram (mdx/diagrams.py), each node's and edge's ``title`` repeats its name
+# ("a->b"): a tooltip, not text; the labels drawn are its ``text`` elements.
+UNREAD_TAGS = frozenset({"title"})
 
 
 class _TextCollector(HTMLParser):
@@ -42,6 +45,8 @@ class _TextCollector(HTMLParser):
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
         if tag in MARKS and MARKS[tag] & set((attributes.get("class") or "").split()):
+            self.in_mark = tag
+        if tag in UNREAD_TAGS:
             self.in_mark = tag
         if tag == "math" and attributes.get("alttext"):
             self.parts.append(attributes["alttext"])
@@ -67,7 +72,8 @@ def html_to_text(html):
 
     Entities are decoded (the result is plain text, to be escaped wherever it is shown), block
     boundaries become spaces, runs of whitespace become one space, the permalink and
-    footnote marks and code labels the extensions add are left out, and a formula is its TeX
+    footnote marks and code labels the extensions add are left out, as are a diagram's
+    tooltips (its ``title`` elements: its labels are read), and a formula is its TeX
     source (its ``alttext``). Search matches and quotes this text.
 
     Args:

@@ -15,7 +15,9 @@
 - :mod:`.drafts`, :mod:`.review`, :mod:`.watches`: what editing on the site keeps besides
   the tree (``EditDraft``, ``PendingChange``, ``Watch``), in tables no version trigger
   watches;
+- :mod:`.comments`: ``Comment``, the readers' discussion of a chapter;
 - :mod:`.notifications`: ``Notification``, what the wiki tells a user, kept until e-mailed;
+- :mod:`.progress`: ``ChapterDone``, a chapter a signed-in reader has marked done;
 - :mod:`.workers`: ``TaskWorker``, the heartbeats of the processes running background
   tasks (``chapters.worker``);
 - :mod:`.books`: ``BookBuild``, one build of a book at one version, and its progress
@@ -25,11 +27,13 @@
 """
 
 from .books import BookBuild
+from .comments import Comment
 from .drafts import EditDraft
 from .links import Link, LinkResolver, PathRedirect, linking_into, mend_broken_links
 from .media import MEDIA_NAME, MediaItem, MediaResolver, MediaUse, MediaVersion
 from .node import REVISION_FIELDS, DeletionFields, Node
 from .notifications import Notification
+from .progress import ChapterDone
 from .review import PendingChange, ReviewComment
 from .rules import (
     PATH_MAX_LENGTH,
@@ -67,6 +71,8 @@ __all__ = [
     "TREE_FIELDS",
     "ApiToken",
     "BookBuild",
+    "ChapterDone",
+    "Comment",
     "DeletionFields",
     "EditDraft",
     "Link",

@@ -8,6 +8,7 @@ asks, or later, when what the body links to changed (:meth:`NodeBody.refresh_bod
 from django.db import transaction
 
 from chapters.markdown import MarkdownError
+from chapters.reading_time import count_words
 
 from .links import Link, PathRedirect
 from .media import MediaUse
@@ -45,7 +46,7 @@ class NodeBody:
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
         if stored and stored["body"] == self.body:
-            for name in ("body_html", "body_text", "headings"):
+            for name in ("body_html", "body_text", "headings", "words"):
                 setattr(self, name, stored[name])
             return None, False
         rendered = write.rendered.get(self.body)
@@ -61,11 +62,12 @@ class NodeBody:
             raise rendered.error
         self.body_html, links = resolve(rendered, self, self.path_links)
         self.body_text, self.headings = rendered.text, rendered.headings
+        self.words = count_words(rendered.text)
         self.rendered_media = rendered.media
         return links
 
     def render_body(self, *, highlight=True):
-        """Render the body into ``body_html``, ``body_text`` and ``headings``; return its
+        """Render the body into ``body_html``, ``body_text``, ``headings`` and ``words``; return its
         links, unsaved.
 
         Its references to the media library are kept, unsaved, in ``rendered_media``
@@ -106,7 +108,12 @@ class NodeBody:
             stored = (
                 type(self)
                 .objects.filter(pk=self.pk, updated=self.updated)
-                .update(body_html=self.body_html, body_text=self.body_text, headings=self.headings)
+                .update(
+                    body_html=self.body_html,
+                    body_text=self.body_text,
+                    headings=self.headings,
+                    words=self.words,
+                )
             )
             if stored:
                 self.store_references(links)

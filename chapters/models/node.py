@@ -18,7 +18,7 @@ from django.utils import timezone
 from mptt.models import MPTTModel, TreeForeignKey
 from simple_history.models import HistoricalRecords
 
-from chapters.markdown import BODY_MAX_LENGTH
+from chapters.markdown import BODY_MAX_LENGTH, MERMAID_MARK
 
 from . import rules
 from .body import NodeBody
@@ -35,10 +35,10 @@ __all__ = [
 ]
 
 # The fields save() computes, written whatever update_fields says.
-DERIVED_FIELDS = ("slug", "path", "body_html", "body_text", "headings", "updated")
+DERIVED_FIELDS = ("slug", "path", "body_html", "body_text", "headings", "words", "updated")
 
 # The fields a save reads of the node as stored, under the lock.
-STORED_FIELDS = ("path", "title", "body", "body_html", "body_text", "headings")
+STORED_FIELDS = ("path", "title", "body", "body_html", "body_text", "headings", "words")
 
 # The fields a revision records and a revert restores; the tree's own fields are left out.
 REVISION_FIELDS = ("title", "slug", "kind", "status", "parent_id", "body")
@@ -87,13 +87,24 @@ class Node(NodeRules, NodePaths, NodeBody, NodeDeletion, MPTTModel):
     body_text = models.TextField(blank=True, editable=False)
     # [{"level": 2, "id": "kernel-fusion", "title": "Kernel Fusion"}, ...] in document order.
     headings = models.JSONField(default=list, blank=True, editable=False)
+    # The words of body_text, for the reading time (chapters.reading).
+    words = models.PositiveIntegerField(default=0, editable=False)
 
     objects = NodeManager()
     # django-simple-history records every save (and delete) as a revision with its author and
     # edit summary; the nested-set fields and what is rendered from the body are not part of a
     # revision.
     history = HistoricalRecords(
-        excluded_fields=["lft", "rght", "tree_id", "level", "body_html", "body_text", "headings"],
+        excluded_fields=[
+            "lft",
+            "rght",
+            "tree_id",
+            "level",
+            "body_html",
+            "body_text",
+            "headings",
+            "words",
+        ],
         history_change_reason_field=models.TextField(null=True, blank=True),
         bases=[DeletionFields],
     )
@@ -122,6 +133,12 @@ class Node(NodeRules, NodePaths, NodeBody, NodeDeletion, MPTTModel):
     def get_absolute_url(self):
         """Return the node's URL, built from the stored path without a query."""
         return reverse("chapters:node", kwargs={"path": self.path})
+
+    @property
+    def has_mermaid(self):
+        """Return whether the stored body holds a Mermaid diagram, for which its page loads
+        ``static/js/diagrams.js`` (``chapters.markdown.mdx.diagrams``)."""
+        return MERMAID_MARK in self.body_html
 
     @property
     def is_chapter(self):

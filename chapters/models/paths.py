@@ -26,6 +26,11 @@ class NodePaths:
     It reads and writes nodes through the node's own model (``type(self).objects``).
     """
 
+    def natural_key(self):
+        """Return the node's path, its natural key (``NodeManager.get_by_natural_key``): what
+        names a node in dumps made with ``--natural-foreign``, as in the curriculum file."""
+        return (self.path,)
+
     def ancestor_paths(self):
         """Return the stored paths of this node's ancestors, from the top, without a query.
 

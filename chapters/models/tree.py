@@ -216,7 +216,8 @@ class NodeQuerySet(TreeQuerySet):
         """Return the nodes with only the fields links and the table of contents need.
 
         Returns:
-            A queryset that defers the Markdown body, its HTML, its text and its headings.
+            A queryset that defers the Markdown body, its HTML, its text and its headings
+            (not its ``words``: sections sum them for their reading time).
         """
         return self.defer("body", "body_html", "body_text", "headings")
 
@@ -251,6 +252,10 @@ class NodeQuerySet(TreeQuerySet):
 
 class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
     """The tree manager; refuses moves that would break the wiki's rules."""
+
+    def get_by_natural_key(self, path):
+        """Return the node at ``path`` (its natural key, ``Node.natural_key``)."""
+        return self.get(path=path)
 
     def move_node(self, node, target, position="last-child"):
         """Move ``node`` relative to ``target``, as django-mptt's ``TreeManager.move_node``.

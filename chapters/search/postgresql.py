@@ -3,7 +3,7 @@
 The document is the title (weight A), the headings (B) and the body text (C), each parsed
 twice: with ``chapters_english`` (English stems, so "optimizing" finds "Optimization") and
 with ``chapters_simple`` (words as written, in any language and script); both configurations
-fold accents with ``unaccent``. Migrations 0015 and 0027 make them, and store the two vectors
+fold accents with ``unaccent``. Migrations 0015 and 0029 make them, and store the two vectors
 in generated columns, so that ranking thousands of matches reads vectors rather than parsing
 their bodies again. A word of the query is looked for in
 both, its prefixes with ``simple`` (``'backprop':*``); a phrase in both, words in a row; a

@@ -1,6 +1,6 @@
 """Search on SQLite: three FTS5 indexes of the nodes' titles, headings and body texts.
 
-Migrations 0015 and 0027 make them, kept in step with ``chapters_node`` by triggers on every
+Migrations 0015 and 0029 make them, kept in step with ``chapters_node`` by triggers on every
 insert, update and delete (from ``save()``, ``update()``, ``loaddata`` or a shell alike):
 
 - ``chapters_node_search`` (external content: title and body text), tokenized by ``porter

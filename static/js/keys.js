@@ -1,5 +1,6 @@
 // Keyboard shortcuts: the left and right arrow keys go to the previous and next chapter
-// (the links of the chapter's pager), "/" moves to the search box in the header, "?" opens
+// (the links of the chapter's pager), "/" moves to the search box in the header, "d" presses
+// the chapter's "Mark as done" (js/progress.js), "?" opens
 // the sheet of every shortcut (the editor's too, on its page). Keys typed into a field, and
 // keys with a modifier (Alt+Left is the browser's Back), are left alone.
 "use strict";
@@ -8,6 +9,7 @@ const SHORTCUTS = [
   ["/", "Search"],
   ["←", "Previous chapter"],
   ["→", "Next chapter"],
+  ["D", "Mark the chapter as done, or not done"],
   ["?", "This list of shortcuts"],
 ];
 const EDITOR_SHORTCUTS = [
@@ -58,6 +60,14 @@ document.addEventListener("keydown", (event) => {
     event.preventDefault(); // do not type the "/" into the box
     search.focus();
     search.select();
+    return;
+  }
+
+  if (event.key === "d" || event.key === "D") {
+    const button = document.querySelector(".chapter-done .done-button");
+    if (!button || button.disabled) return;
+    event.preventDefault();
+    button.click();
     return;
   }
 

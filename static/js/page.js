@@ -33,7 +33,9 @@ async function copyText(text) {
 const SHORT_CODE_LINES = 25;
 
 function addCopyButtons(root) {
-  for (const pre of root.querySelectorAll(root === document ? ".body pre" : "pre")) {
+  // A Mermaid diagram's source (js/diagrams.js draws it) is no code to copy.
+  const blocks = root === document ? ".body pre:not(.mermaid)" : "pre:not(.mermaid)";
+  for (const pre of root.querySelectorAll(blocks)) {
     const code = pre.querySelector("code");
     let block = pre.parentElement;
     if (!block.classList.contains("highlight")) {
@@ -80,6 +82,8 @@ function addCopyButtons(root) {
     pre.before(button, status);
   }
 }
+
+const DIAGRAMS_WAIT_MS = 10000;
 
 function prepareForPrint() {
   const date = document.querySelector(".print-date");
@@ -140,11 +144,11 @@ function followHeadings(nav) {
   update();
 }
 
-// A table, formula or block of code wider than the text scrolls in its own box (wiki.css):
+// A table, formula, diagram or block of code wider than the text scrolls in its own box (wiki.css):
 // while it does, it is a Tab stop, so that the keyboard can scroll it too (WCAG 2.1.1; axe's
 // scrollable-region-focusable). Checked again when the window's width changes and when the
 // editor's preview is drawn again.
-const SCROLLING_BOXES = '.body table, .body math[display="block"], .body pre';
+const SCROLLING_BOXES = '.body table, .body math[display="block"], .body pre, .body .diagram';
 
 function reachScrollingBoxes() {
   for (const box of document.querySelectorAll(SCROLLING_BOXES)) {
@@ -163,6 +167,7 @@ document.addEventListener("DOMContentLoaded", () => {
   const nav = document.querySelector(".on-this-page");
   if (nav) followHeadings(nav);
   addCopyButtons(document);
+  document.addEventListener("diagrams-drawn", reachScrollingBoxes); // js/diagrams.js
   document.addEventListener("preview-updated", (event) => {
     addCopyButtons(event.target);
     reachScrollingBoxes();
@@ -174,7 +179,22 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   const print = document.querySelector(".print-button");
   if (print) {
-    print.addEventListener("click", () => window.print());
+    // Mermaid's diagrams (js/diagrams.js) are drawn before the page prints; after
+    // DIAGRAMS_WAIT_MS it prints anyway, with the source of those not drawn.
+    print.addEventListener("click", () => {
+      const drawn = document.body.classList.contains("diagrams-drawn");
+      if (drawn || !document.querySelector(".body pre.mermaid")) {
+        window.print();
+        return;
+      }
+      const go = () => {
+        clearTimeout(timer);
+        document.removeEventListener("diagrams-drawn", go);
+        window.print();
+      };
+      const timer = setTimeout(go, DIAGRAMS_WAIT_MS);
+      document.addEventListener("diagrams-drawn", go);
+    });
     print.hidden = false;
   }
 });

@@ -109,7 +109,7 @@ def test_question_mark_opens_the_shortcut_sheet(browse, small_tree):
     page.keyboard.press("?")
     sheet = page.get_by_role("dialog", name="Keyboard shortcuts")
     expect(sheet).to_be_visible()
-    expect(sheet.locator("dt")).to_have_text(["/", "←", "→", "?"])
+    expect(sheet.locator("dt")).to_have_text(["/", "←", "→", "D", "?"])
     page.keyboard.press("Escape")
     expect(sheet).to_be_hidden()
 
@@ -117,7 +117,7 @@ def test_question_mark_opens_the_shortcut_sheet(browse, small_tree):
     editor.locator("h1").click()
     editor.keyboard.press("?")
     expect(editor.get_by_role("dialog").locator("dt")).to_have_text(
-        ["/", "←", "→", "?", "Ctrl+S", "Ctrl+Enter", "Ctrl+B", "[["]
+        ["/", "←", "→", "D", "?", "Ctrl+S", "Ctrl+Enter", "Ctrl+B", "[["]
     )
 
 

@@ -114,3 +114,35 @@ def test_screenshots_of_the_editors_loop(browse, small_tree):
         for name in shots
         for width_name, viewport in VIEWPORTS.items()
     }
+
+
+DIAGRAMS = (
+    "A kernel's way from the graph to the device, drawn by Graphviz on the server:\n\n"
+    '```dot\ndigraph {\n  label="Compiling a model"; rankdir=LR; node [shape=box];\n'
+    '  Model -> Fused -> Lowered -> Kernel;\n  Model -> Kernel [style=dashed, label="eager"];\n}\n'
+    "```\n\nThe same steps as a Mermaid flowchart, drawn in the browser:\n\n"
+    "```mermaid\nflowchart LR\n  G[Model] --> F[Fused]\n  F --> L[Lowered]\n"
+    "  L --> K[Kernel]\n  G -. eager .-> K\n```\n"
+)
+
+
+def test_screenshots_of_diagrams(browse, small_tree):
+    """A chapter with a Graphviz and a Mermaid diagram, at desktop and phone widths, light and
+    dark (issue 29; docs/images/learners/ keeps those looked at)."""
+    edit("Chapter Four", body=DIAGRAMS)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    saved = {}
+    for width_name, viewport in VIEWPORTS.items():
+        for scheme in ["light", "dark"]:
+            page = browse(
+                "/area-a/section-a2/chapter-four/", viewport=viewport, color_scheme=scheme
+            )
+            expect(page.locator("body.diagrams-drawn")).to_have_count(1)
+            target = SCREENSHOTS / f"diagrams-{width_name}-{scheme}.png"
+            page.screenshot(path=target, full_page=True)
+            saved[target.name] = png_size(target)[0]
+    assert saved == {
+        f"diagrams-{width_name}-{scheme}.png": viewport["width"]
+        for width_name, viewport in VIEWPORTS.items()
+        for scheme in ["light", "dark"]
+    }

@@ -99,7 +99,10 @@ class Command(loaddata.Command):
                 if "<pre" in node.body_html:
                     self.render_after.append(node.pk)
                 Node.objects.filter(pk=node.pk).update(
-                    body_html=node.body_html, body_text=node.body_text, headings=node.headings
+                    body_html=node.body_html,
+                    body_text=node.body_text,
+                    headings=node.headings,
+                    words=node.words,
                 )
                 node.store_references(links)
                 record_loaded_revision(node)

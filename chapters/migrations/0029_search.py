@@ -120,7 +120,7 @@ def drop(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("chapters", "0026_review_loop"),
+        ("chapters", "0028_discussion"),
     ]
 
     operations = [
