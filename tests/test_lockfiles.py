@@ -116,6 +116,7 @@ def test_production_lock_holds_no_test_tool():
         "pytest-django",
         "pytest-randomly",
         "ruff",
+        "tantivy",
     }
     assert sorted(test_tools & read_lock("requirements.txt").keys()) == []
 
