@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils.text import slugify
 from hypothesis.stateful import RuleBasedStateMachine, invariant
 
+from chapters import caching
 from chapters.models import PATH_MAX_LENGTH, RESERVED_ROOT_SLUGS, REVISION_FIELDS, Node
 from tests.helpers import soup
 
@@ -261,6 +262,10 @@ class TreeMachine(RuleBasedStateMachine):
     def __init__(self, client):
         super().__init__()
         self.client = client
+        # Each example's edits are rolled back, and the wiki's version with them: the next
+        # example's pages come at versions the last one's were kept at, so pages kept by one
+        # example would be served to the next (as between tests: tests/conftest.py).
+        caching.clear()
         self.savepoint = transaction.atomic()
         self.savepoint.__enter__()
         self.tree = ExpectedTree.from_database()
