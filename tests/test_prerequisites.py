@@ -4,11 +4,15 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from chapters import readiness
+from chapters.edit import workflow
 from chapters.history import revert
-from chapters.models import Node
-from tests.helpers import edit, node
+from chapters.models import Node, PendingChange
+from tests.helpers import edit, form_values, node, role_user, soup
 
 pytestmark = pytest.mark.django_db
+
+
+EDIT_THREE = "/edit/area-a/section-a1/chapter-three/"
 
 
 def ids(*titles):
@@ -92,3 +96,87 @@ def test_requires_of_a_deleted_chapter_reported_as_a_broken_link(small_tree):
     three.title = "Chapter 3"
     three.save()
     assert Node.objects.get(pk=three.pk).requires == three.requires
+
+
+def test_editor_shows_and_saves_prerequisites_as_paths(client, small_tree):
+    edit("Chapter Three", requires=ids("Chapter Two"))
+    client.force_login(role_user("ed", "Editor"))
+    form = form_values(soup(client.get(EDIT_THREE)), "editor")
+    assert form["requires"] == "area-a/section-a1/chapter-two"
+    form["requires"] = (
+        "/area-a/section-a2/chapter-four/\r\nhttp://testserver/area-a/section-a1/chapter-one/"
+    )
+    response = client.post(EDIT_THREE, {**form, "save": "1"})
+    assert response.status_code == 302
+    assert node("Chapter Three").requires == ids("Chapter Four", "Chapter One")
+
+
+def test_editor_names_each_line_that_is_no_page_and_the_cycle(client, small_tree):
+    edit("Chapter Two", requires=ids("Chapter Three"))
+    client.force_login(role_user("ed", "Editor"))
+    form = form_values(soup(client.get(EDIT_THREE)), "editor")
+    form["requires"] = "area-a/nowhere\narea-a/section-a1/chapter-one\n\narea-b/x"
+    page = soup(client.post(EDIT_THREE, {**form, "save": "1"}))
+    assert [li.text for li in page.select(".editor-field-requires .errors li")] == [
+        "Line 1: no page is at “area-a/nowhere”.",
+        "Line 4: no page is at “area-b/x”.",
+    ]
+    form["requires"] = "area-a/section-a1/chapter-two"
+    page = soup(client.post(EDIT_THREE, {**form, "save": "1"}))
+    assert [li.text for li in page.select(".editor-field-requires .errors li")] == [
+        "These prerequisites would make a cycle: “Chapter Three” → “Chapter Two” → “Chapter Three”."
+    ]
+    assert node("Chapter Three").requires == []
+
+
+def test_editor_of_a_published_page_proposes_prerequisites_for_review(client, small_tree):
+    edit("Chapter Three", status="published")
+    editor = role_user("ed", "Editor")
+    client.force_login(editor)
+    form = form_values(soup(client.get(EDIT_THREE)), "editor")
+    form["requires"] = "area-a/section-a1/chapter-one"
+    client.post(EDIT_THREE, {**form, "save": "1"})
+    change = PendingChange.objects.get()
+    assert (change.requires, node("Chapter Three").requires) == (ids("Chapter One"), [])
+    workflow.approve(change, role_user("rev", "Reviewer"), "http://testserver/")
+    assert node("Chapter Three").requires == ids("Chapter One")
+
+
+def test_editor_merges_prerequisites_changed_meanwhile_and_saves(client, small_tree):
+    client.force_login(role_user("ed", "Editor"))
+    form = form_values(soup(client.get(EDIT_THREE)), "editor")
+    edit("Chapter Three", requires=ids("Chapter One"))
+    response = client.post(EDIT_THREE, {**form, "body": "Mine.", "save": "1"})
+    assert response.status_code == 302
+    assert (node("Chapter Three").body, node("Chapter Three").requires) == (
+        "Mine.",
+        ids("Chapter One"),
+    )
+
+
+def test_admin_saves_prerequisites(admin_client, small_tree):
+    three = node("Chapter Three")
+    url = f"/admin/chapters/node/{three.pk}/change/"
+    form = form_values(soup(admin_client.get(url)), "node_form")
+    assert form["requires"] == ""
+    form["requires"] = "area-b/section-b1/chapter-five"
+    response = admin_client.post(url, form)
+    assert response.status_code == 302
+    assert node("Chapter Three").requires == ids("Chapter Five")
+
+
+def test_editor_offers_a_choice_when_both_changed_prerequisites(client, small_tree):
+    client.force_login(role_user("ed", "Editor"))
+    form = form_values(soup(client.get(EDIT_THREE)), "editor")
+    edit("Chapter Three", requires=ids("Chapter One"))
+    form["requires"] = "area-a/section-a1/chapter-two"
+    page = soup(client.post(EDIT_THREE, {**form, "save": "1"}))
+    choices = page.select(".editor-field-requires input[type=radio]")
+    assert [(c["value"], c.parent.text.strip()) for c in choices] == [
+        ("area-a/section-a1/chapter-two", "Yours: area-a/section-a1/chapter-two"),
+        ("area-a/section-a1/chapter-one", "Theirs: area-a/section-a1/chapter-one"),
+    ]
+    merged = form_values(page, "editor")
+    merged["requires"] = "area-a/section-a1/chapter-two"
+    assert client.post(EDIT_THREE, {**merged, "save": "1"}).status_code == 302
+    assert node("Chapter Three").requires == ids("Chapter Two")

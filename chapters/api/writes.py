@@ -29,6 +29,7 @@ from rest_framework.views import APIView
 from ..edit import workflow
 from ..edit.forms import EditForm
 from ..edit.merge import conflicts_in, has_markers, lines
+from ..edit.prerequisites import requires_text
 from ..edit.views import changed
 from ..models import Node, tree_write
 from ..permissions import can_add, can_delete, can_edit
@@ -105,6 +106,7 @@ def form_data(node, edit):
         "status": base.status,
         "parent": base.parent_id,
         "body": base.body,
+        "requires": requires_text(base.requires),
         **{name: edit[name] for name in ("title", "status", "parent", "body") if name in edit},
         "summary": edit["summary"],
         "base_revision": edit["base_revision"],

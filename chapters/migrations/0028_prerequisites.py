@@ -1,5 +1,5 @@
 """``Node.requires``: the chapters a chapter builds on, by id, in reading order
-(``chapters.models.prerequisites``), and in its revisions.
+(``chapters.models.prerequisites``), in its revisions and in its pending changes.
 
 SQLite makes the node table again to add a column that is not null: migration 0027's
 ``AddNodeField`` puts its triggers and indexes back.
@@ -32,6 +32,13 @@ class Migration(migrations.Migration):
                 blank=True,
                 default=list,
                 help_text="The chapters this one builds on, in the order to read them.",
+            ),
+        ),
+        migrations.AddField(
+            model_name="pendingchange",
+            name="requires",
+            field=models.JSONField(
+                blank=True, default=list, help_text="The prerequisites' ids (``Node.requires``)."
             ),
         ),
     ]
