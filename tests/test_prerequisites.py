@@ -180,3 +180,93 @@ def test_editor_offers_a_choice_when_both_changed_prerequisites(client, small_tr
     merged["requires"] = "area-a/section-a1/chapter-two"
     assert client.post(EDIT_THREE, {**merged, "save": "1"}).status_code == 302
     assert node("Chapter Three").requires == ids("Chapter Two")
+
+
+def test_chapter_page_shows_before_this_and_the_path_in_reading_order(client, small_tree):
+    edit("Chapter Two", requires=ids("Chapter Four"))
+    edit("Chapter Four", requires=ids("Chapter Five"))
+    edit("Chapter Three", requires=ids("Chapter Two", "Chapter One"))
+    page = soup(client.get("/area-a/section-a1/chapter-three/"))
+    nav = page.select_one("nav.prerequisites")
+    assert " ".join(nav.select_one(".before-this").text.split()) == (
+        "Before this: Chapter Two, Chapter One"
+    )
+    assert [(a["href"], a["data-chapter"]) for a in nav.select(".before-this a")] == [
+        ("/area-a/section-a1/chapter-two/", str(node("Chapter Two").pk)),
+        ("/area-a/section-a1/chapter-one/", str(node("Chapter One").pk)),
+    ]
+    assert [li.text for li in nav.select(".prerequisite-path li")] == [
+        "Chapter Five",
+        "Chapter Four",
+        "Chapter Two",
+        "Chapter One",
+    ]
+    assert nav.select_one(".prerequisite-graph-link a")["href"] == "/prerequisites/area-a/"
+    assert page.select_one("article.page > h1 ~ nav.prerequisites") is nav
+
+
+def test_chapter_page_without_prerequisites_shows_none(client, small_tree):
+    page = soup(client.get("/area-a/section-a1/chapter-three/"))
+    assert page.select("nav.prerequisites") == []
+
+
+def test_chapter_page_is_the_same_for_every_anonymous_reader(client, small_tree):
+    from django.test import Client
+
+    edit("Chapter Three", requires=ids("Chapter One"))
+    first = client.get("/area-a/section-a1/chapter-three/")
+    second = Client().get("/area-a/section-a1/chapter-three/")
+    assert first.content == second.content
+    assert first["Cache-Control"] == second["Cache-Control"]
+
+
+def test_chapter_page_leaves_out_a_deleted_prerequisite(client, small_tree):
+    edit("Chapter Three", requires=ids("Chapter One", "Chapter Two"))
+    node("Chapter One").delete()
+    page = soup(client.get("/area-a/section-a1/chapter-three/"))
+    assert [a.text for a in page.select(".before-this a")] == ["Chapter Two"]
+
+
+def test_area_graph_drawn_with_links_to_chapters(client, small_tree):
+    edit("Chapter Two", requires=ids("Chapter One"))
+    edit("Chapter Four", requires=ids("Chapter Two", "Chapter Five"))
+    response = client.get("/prerequisites/area-a/")
+    assert response.status_code == 200
+    page = soup(response)
+    svg = page.select_one("figure.prerequisite-graph svg")
+    assert svg["aria-label"] == "Prerequisites in Area A"
+    assert [(a["href"], a.select_one("title").text) for a in svg.select("a.prerequisite-node")] == [
+        ("/area-a/section-a1/chapter-one/", "Chapter One"),
+        ("/area-a/section-a1/chapter-two/", "Chapter Two"),
+        ("/area-a/section-a2/chapter-four/", "Chapter Four"),
+        ("/area-b/section-b1/chapter-five/", "Chapter Five"),
+    ]
+    assert [g.select_one("title").text for g in svg.select("g.edge")] == [
+        "n{}->n{}".format(*ids("Chapter One", "Chapter Two")),
+        "n{}->n{}".format(*ids("Chapter Two", "Chapter Four")),
+        "n{}->n{}".format(*ids("Chapter Five", "Chapter Four")),
+    ]
+    assert [" ".join(li.text.split()) for li in page.select(".prerequisite-list li")] == [
+        "Chapter Two: after Chapter One",
+        "Chapter Four: after Chapter Two, Chapter Five",
+    ]
+
+
+def test_area_graph_without_graphviz_is_a_list(client, small_tree, monkeypatch):
+    monkeypatch.setattr("chapters.markdown.graphviz.shutil.which", lambda name: None)
+    edit("Chapter Two", requires=ids("Chapter One"))
+    page = soup(client.get("/prerequisites/area-a/"))
+    assert page.select("article svg") == []
+    assert page.select_one(".diagram-error").text == (
+        "The graph cannot be drawn on this server (Graphviz is not installed), "
+        "so here it is as a list."
+    )
+    assert [" ".join(li.text.split()) for li in page.select(".prerequisite-list li")] == [
+        "Chapter Two: after Chapter One"
+    ]
+
+
+def test_area_graph_of_an_area_without_prerequisites_and_of_no_area(client, small_tree):
+    page = soup(client.get("/prerequisites/area-b/"))
+    assert page.select_one("article p").text == "No chapter of Area B names a prerequisite yet."
+    assert client.get("/prerequisites/nowhere/").status_code == 404

@@ -28,7 +28,7 @@ RESERVED_ROOT_SLUGS = frozenset(
         "admin", "static", "history", "revisions", "diff", "recent", "feeds", "search",
         "dashboard", "links", "preview", "healthz", "books", "edit", "new", "review", "drafts",
         "watch", "print", "media", "contents", "metrics", "api", "notifications",
-        "outline", "accounts", "diagrams", "progress",
+        "outline", "accounts", "diagrams", "progress", "prerequisites",
     }
 )  # fmt: skip
 
