@@ -270,3 +270,63 @@ def test_area_graph_of_an_area_without_prerequisites_and_of_no_area(client, smal
     page = soup(client.get("/prerequisites/area-b/"))
     assert page.select_one("article p").text == "No chapter of Area B names a prerequisite yet."
     assert client.get("/prerequisites/nowhere/").status_code == 404
+
+
+THREE_MD = "area-a/section-a1/chapter-three.md"
+
+
+def test_markdown_folder_writes_and_reads_requires(small_tree):
+    from chapters.files.export import export_files
+    from chapters.files.importer import import_folder
+
+    edit("Chapter Three", requires=ids("Chapter Two", "Chapter Five"))
+    files = export_files()
+    text = files[THREE_MD].decode()
+    assert text.split("---\n")[1].splitlines()[-3:] == [
+        "requires:",
+        "- area-a/section-a1/chapter-two",
+        "- area-b/section-b1/chapter-five",
+    ]
+    edit("Chapter Three", requires=[])
+    # Without its date, the file replaces the site's change (the stale rule).
+    lines = [line for line in text.splitlines() if not line.startswith("updated:")]
+    files[THREE_MD] = "\n".join([*lines, ""]).encode()
+    import_folder(files)
+    assert node("Chapter Three").requires == ids("Chapter Two", "Chapter Five")
+    assert export_files()[THREE_MD].decode().endswith(text.split("updated:")[1].split("\n", 1)[1])
+
+
+def test_markdown_folder_requires_a_chapter_added_later_in_the_same_import(small_tree):
+    from chapters.files.export import export_files
+    from chapters.files.importer import import_folder
+
+    files = export_files()
+    files["area-b/section-b1/chapter-seven.md"] = b"---\ntitle: Chapter Seven\n---\n\nSeven.\n"
+    seven = b"    - [Chapter Seven](area-b/section-b1/chapter-seven.md)\n"
+    six = b"(area-b/section-b1/chapter-six.md)\n"
+    files["SUMMARY.md"] = files["SUMMARY.md"].replace(six, six + seven)
+    files[THREE_MD] = files[THREE_MD].replace(
+        b"\n---\n", b"\nrequires: [area-b/section-b1/chapter-seven]\n---\n", 1
+    )
+    import_folder(files)
+    assert node("Chapter Three").requires == ids("Chapter Seven")
+
+
+def test_markdown_folder_names_a_bad_requires_with_its_file_and_line(small_tree):
+    from chapters.files.export import export_files
+    from chapters.files.folder import FolderError
+    from chapters.files.importer import import_folder
+
+    files = export_files()
+    files[THREE_MD] = files[THREE_MD].replace(b"\n---\n", b"\nrequires: area-a\n---\n", 1)
+    with pytest.raises(FolderError) as refused:
+        import_folder(files)
+    assert refused.value.problems == [f"{THREE_MD} line 7: “requires” is not a list of page paths."]
+    files = export_files()
+    files[THREE_MD] = files[THREE_MD].replace(b"\n---\n", b"\nrequires: [area-a/nowhere]\n---\n", 1)
+    with pytest.raises(FolderError) as refused:
+        import_folder(files)
+    assert refused.value.problems == [
+        f"{THREE_MD} line 7: “requires” names “area-a/nowhere”, where there is no page."
+    ]
+    assert node("Chapter Three").requires == []
