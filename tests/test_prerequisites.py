@@ -330,3 +330,48 @@ def test_markdown_folder_names_a_bad_requires_with_its_file_and_line(small_tree)
         f"{THREE_MD} line 7: “requires” names “area-a/nowhere”, where there is no page."
     ]
     assert node("Chapter Three").requires == []
+
+
+def test_curriculum_file_writes_and_reads_requires(small_tree):
+    import json
+
+    from chapters.curriculum_file import export_curriculum, import_curriculum
+
+    edit("Chapter Three", requires=ids("Chapter Two", "Chapter Five"))
+    text = export_curriculum()
+    nodes = {each["path"]: each for each in json.loads(text)["nodes"]}
+    assert nodes["area-a/section-a1/chapter-three"]["requires"] == [
+        "area-a/section-a1/chapter-two",
+        "area-b/section-b1/chapter-five",
+    ]
+    assert "requires" not in nodes["area-a/section-a1/chapter-two"]
+    edit("Chapter Three", requires=[])
+    import_curriculum(text.encode())
+    assert node("Chapter Three").requires == ids("Chapter Two", "Chapter Five")
+    again = {each["path"]: each for each in json.loads(export_curriculum())["nodes"]}
+    assert again["area-a/section-a1/chapter-three"]["requires"] == [
+        "area-a/section-a1/chapter-two",
+        "area-b/section-b1/chapter-five",
+    ]
+
+
+def test_curriculum_file_names_a_bad_requires(small_tree):
+    import json
+
+    from chapters.curriculum_file import CurriculumFileError, export_curriculum, import_curriculum
+
+    document = json.loads(export_curriculum())
+    three = next(n for n in document["nodes"] if n["title"] == "Chapter Three")
+    three["requires"] = "area-a"
+    with pytest.raises(CurriculumFileError) as refused:
+        import_curriculum(json.dumps(document).encode())
+    assert refused.value.problems == [
+        "nodes[4] “area-a/section-a1/chapter-three”: “requires” is not a list of page paths."
+    ]
+    three["requires"] = ["area-a/section-a1/chapter-three"]
+    with pytest.raises(CurriculumFileError) as refused:
+        import_curriculum(json.dumps(document).encode())
+    assert refused.value.problems == [
+        "nodes[4] “area-a/section-a1/chapter-three”: These prerequisites would make a cycle: "
+        "“Chapter Three” → “Chapter Three”."
+    ]
