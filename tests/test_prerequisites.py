@@ -375,3 +375,25 @@ def test_curriculum_file_names_a_bad_requires(small_tree):
         "nodes[4] “area-a/section-a1/chapter-three”: These prerequisites would make a cycle: "
         "“Chapter Three” → “Chapter Three”."
     ]
+
+
+def test_api_reads_and_edits_requires_by_id(client, small_tree):
+    three = node("Chapter Three")
+    client.force_login(role_user("ed", "Editor"))
+    assert client.get(f"/api/pages/{three.pk}/").json()["requires"] == []
+    base = Node.history.filter(id=three.pk).first().history_id
+    url = f"/api/pages/{three.pk}/"
+    answer = client.patch(
+        url, {"base_revision": base, "requires": [999999]}, content_type="application/json"
+    )
+    assert answer.json()["fields"] == {"requires": ["Line 1: no page is at “#999999”."]}
+    answer = client.patch(
+        url,
+        {"base_revision": base, "requires": ids("Chapter Two", "Chapter One")},
+        content_type="application/json",
+    )
+    assert answer.status_code == 200
+    assert client.get(url).json()["requires"] == ids("Chapter Two", "Chapter One")
+    base = Node.history.filter(id=three.pk).first().history_id
+    client.patch(url, {"base_revision": base, "body": "x"}, content_type="application/json")
+    assert node("Chapter Three").requires == ids("Chapter Two", "Chapter One")

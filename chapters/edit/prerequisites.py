@@ -17,13 +17,17 @@ from ..models import Node
 __all__ = ["PrerequisitesField", "requires_text"]
 
 
-def requires_text(requires):
+def requires_text(requires, missing=None):
     """Return the paths of the pages with ids ``requires``, one a line, in order (one query).
 
     An id that names no page any more (a deleted prerequisite) is left out: saving the form
-    drops it, as the broken-links report suggests.
+    drops it, as the broken-links report suggests. With ``missing`` (a format string, as
+    ``"#{}"``), it is written so instead, for the form to refuse ("no page is at “#12”": the
+    API's edit, which names prerequisites by id).
     """
     paths = dict(Node.objects.filter(pk__in=requires).values_list("pk", "path"))
+    if missing is not None:
+        return "\n".join(paths.get(pk, missing.format(pk)) for pk in requires)
     return "\n".join(paths[pk] for pk in requires if pk in paths)
 
 
