@@ -89,13 +89,13 @@ def _quoted(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def graph_source(label, chapters, edges):
-    """Return the DOT source of a prerequisite graph labelled ``label``: left to right,
-    prerequisites first; each node named ``n<id>`` (the ``title`` Graphviz gives its group in
-    the SVG, so that a node can be found) and labelled by its title."""
+def graph_source(chapters, edges):
+    """Return the DOT source of a prerequisite graph: top to bottom, prerequisites first;
+    each node named ``n<id>`` (the ``title`` Graphviz gives its group in the SVG, so that a
+    node can be found) and labelled by its title."""
     lines = [
         "digraph prerequisites {",
-        f"  graph [rankdir=LR, label={_quoted(label)}, labelloc=t, fontname=sans];",
+        "  graph [rankdir=TB, fontname=sans];",
         "  node [shape=box, style=rounded, fontname=sans, fontsize=12];",
     ]
     for chapter in chapters:
@@ -109,15 +109,17 @@ NODE_GROUP = re.compile(r'<g class="node"><title>n(\d+)</title>(.*?)</g>', re.S)
 
 
 def graph_svg(label, chapters, edges):
-    """Return the graph drawn as SVG, each chapter's node a link to its page with its id in
-    ``data-chapter`` (for ``progress.js``); None when Graphviz cannot draw it.
+    """Return the graph drawn as SVG, named ``label`` for screen readers, each chapter's node
+    a link to its page with its id in ``data-chapter`` (for ``progress.js``); None when
+    Graphviz cannot draw it.
 
     ``dot`` runs as for a diagram in a body, and its SVG is allowlisted as a diagram's
     (``chapters.markdown.svg``), which unwraps links and drops ids; each node's group is then
-    wrapped in a link here, its ``title`` the chapter's title, escaped.
+    wrapped in a link here, its ``title`` the chapter's title, escaped, and the drawing is a
+    ``group`` of them for screen readers rather than one ``img``.
     """
     try:
-        svg = draw_dot(graph_source(label, chapters, edges), DiagramBudget(diagrams=1))
+        svg = draw_dot(graph_source(chapters, edges), DiagramBudget(diagrams=1))
     except DiagramError:
         return None
     by_pk = {chapter.pk: chapter for chapter in chapters}
@@ -130,7 +132,10 @@ def graph_svg(label, chapters, edges):
             f"</title>{match[2]}</g></a>"
         )
 
-    return NODE_GROUP.sub(linked, svg)
+    # A drawing of links is a group of them, not one image (axe's nested-interactive), named
+    # ``label`` (the page's heading says it; the drawing does not repeat it).
+    named = f'<svg role="group" aria-label="{escape(label)}"'
+    return NODE_GROUP.sub(linked, svg.replace('<svg role="img" aria-label="Diagram"', named, 1))
 
 
 @cached_page
