@@ -119,8 +119,8 @@ def stalest_chapters(area=None, limit=STALEST):
 def broken_links(area=None):
     """Return the links that resolve to no node, the media references that find no item and
     the prerequisites that name a deleted page, with their sources, in the sources' order
-    (links, then media, then prerequisites within a source): three queries, five when a
-    prerequisite is missing (:func:`~chapters.models.prerequisites.missing_prerequisites`).
+    (links, then media, then prerequisites within a source): three queries, four when a
+    chapter has prerequisites, five when one of them is missing (:func:`~chapters.models.prerequisites.missing_prerequisites`).
 
     All have ``source``, ``kind``, ``text`` and ``problem``.
     """

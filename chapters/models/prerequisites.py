@@ -125,8 +125,8 @@ class PrerequisiteRules:
 def missing_prerequisites(area=None):
     """Return the prerequisites that name a deleted node, for the broken-links report, in the
     chapters' tree order: rows with ``source``, ``kind`` (:data:`REQUIRES_KIND`), ``text``
-    (the deleted node's last title) and ``problem``. One query, and two more when some are
-    missing.
+    (the deleted node's last title) and ``problem``. One query; one more when a chapter has
+    prerequisites, and another when one of them is missing.
 
     Args:
         area: an area (a root node) to keep to, or None for the whole tree.
