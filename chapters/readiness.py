@@ -120,7 +120,8 @@ def broken_links(area=None):
     """Return the links that resolve to no node, the media references that find no item and
     the prerequisites that name a deleted page, with their sources, in the sources' order
     (links, then media, then prerequisites within a source): three queries, four when a
-    chapter has prerequisites, five when one of them is missing (:func:`~chapters.models.prerequisites.missing_prerequisites`).
+    chapter has prerequisites, five when one of them is missing
+    (:func:`~chapters.models.prerequisites.missing_prerequisites`).
 
     All have ``source``, ``kind``, ``text`` and ``problem``.
     """
