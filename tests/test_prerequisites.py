@@ -397,3 +397,37 @@ def test_api_reads_and_edits_requires_by_id(client, small_tree):
     base = Node.history.filter(id=three.pk).first().history_id
     client.patch(url, {"base_revision": base, "body": "x"}, content_type="application/json")
     assert node("Chapter Three").requires == ids("Chapter Two", "Chapter One")
+
+
+def test_check_tree_reports_a_cycle_and_a_list_that_is_not_of_ids(small_tree):
+    one, two, three = ids("Chapter One", "Chapter Two", "Chapter Three")
+    Node.objects.filter(pk=one).update(requires=[two])
+    Node.objects.filter(pk=two).update(requires=[one])
+    Node.objects.filter(pk=three).update(requires=["x"])
+    assert Node.objects.check_tree() == [
+        f"“Chapter Three” (pk {three}): “requires” is not a list of node ids.",
+        f"“Chapter One” (pk {one}): its prerequisites make a cycle: "
+        "“Chapter One” → “Chapter Two” → “Chapter One”.",
+    ]
+
+
+def test_revert_leaves_out_a_prerequisite_deleted_since(small_tree):
+    edit("Chapter Three", requires=ids("Chapter One", "Chapter Two"))
+    edit("Chapter Three", requires=[])
+    revision = node("Chapter Three").history.order_by("history_id")[1]
+    node("Chapter One").delete()
+    assert revert(node("Chapter Three"), revision) == [
+        "A prerequisite it named has been deleted, so it is left out."
+    ]
+    assert node("Chapter Three").requires == ids("Chapter Two")
+
+
+def test_comparing_revisions_shows_the_prerequisites_by_title(small_tree):
+    from chapters.history import compare
+
+    edit("Chapter Three", requires=ids("Chapter One"))
+    edit("Chapter Three", requires=ids("Chapter Two", "Chapter One"))
+    old, new = node("Chapter Three").history.order_by("history_id")[1:3]
+    assert [(c.label, c.old, c.new) for c in compare(old, new)["fields"]] == [
+        ("Prerequisites", "Chapter One", "Chapter Two, Chapter One")
+    ]
