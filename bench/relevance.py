@@ -12,7 +12,8 @@ of a query that finds nothing) and its first ten paths kept. The anchor, tantivy
 titles and bodies, titles boosted, each word also matched fuzzily and as a prefix), indexes
 the same pages as the first database stores them and answers the same queries. Printed per
 system and category: hit@1, hit@3 and the mean reciprocal rank (MRR) of the first page
-that answers the query, within the first ten.
+that answers the query, within the first ten; then how many queries get the same first result
+on SQLite and on PostgreSQL.
 """
 
 import argparse
@@ -143,6 +144,10 @@ def main():
             cells.append(f"{hit1:.2f} / {hit3:.2f} / {mrr:.2f}".rjust(24))
         print(f"{category + f' ({n})':16} " + " ".join(cells))
     print("(each cell: hit@1 / hit@3 / MRR)")
+    if {"sqlite", "postgresql"} <= results.keys():
+        pairs = list(zip(results["sqlite"], results["postgresql"], strict=True))
+        same = sum(lite[:1] == postgres[:1] for lite, postgres in pairs)
+        print(f"the same first result on both databases: {same} of {len(pairs)} queries")
     if arguments.verbose:
         for system, ranked in results.items():
             for (category, query, expected), found in zip(QUERIES, ranked, strict=True):

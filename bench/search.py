@@ -18,7 +18,10 @@ measured by this script in a process of its own (``--measure``):
   with Django's test client: the query, the count, the first page with its snippets,
   highlights and breadcrumbs, the template) and of the top results as one types
   (``top_results()``, called directly: the view keeps its answers in the cache). The
-  target is a median over the queries under :data:`TARGET_MS`.
+  CPU time (``time.process_time()``) of each is recorded beside its time. The targets (issue
+  26): a median over the queries of at most :data:`TARGET_MEDIAN_MS` and none slower than
+  :data:`TARGET_SLOWEST_MS`, for the page and for the top results; at ``--size 222`` (the
+  curriculum itself), the CPU time of an uncached search is the one to read.
 
 Exits 1 when the target is missed, unless ``--no-fail``.
 """
@@ -36,7 +39,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-TARGET_MS = 100  # issue 18: the median search at 20,000 nodes
+TARGET_MEDIAN_MS = 30  # issue 26: the median search at 20,000 nodes
+TARGET_SLOWEST_MS = 100  # issue 26: the slowest search at 20,000 nodes
 
 # Queries of every kind the relevance set has, and body words that match thousands of
 # chapters (the nine bodies repeat).
@@ -57,6 +61,8 @@ QUERIES = [
     "kernel launch",
     "graph optim",
     "zzzz",
+    "binary search in a sorted list",
+    "context manager",
 ]
 
 
@@ -95,23 +101,33 @@ def child(args):
             with connection.cursor() as cursor:
                 cursor.execute("VACUUM ANALYZE chapters_node")
         client = Client()
-        page_ms, top_ms = {}, {}
+        page_ms, top_ms, page_cpu_ms, top_cpu_ms = {}, {}, {}, {}
         for query in QUERIES:
-            page_ms[query] = median_ms(lambda q=query: client.get("/search/", {"q": q}), args.runs)
-            top_ms[query] = median_ms(lambda q=query: top_results(q), args.runs)
-        result.update(size=args.size, page_ms=page_ms, top_ms=top_ms)
+            page_ms[query], page_cpu_ms[query] = median_ms(
+                lambda q=query: client.get("/search/", {"q": q}), args.runs
+            )
+            top_ms[query], top_cpu_ms[query] = median_ms(lambda q=query: top_results(q), args.runs)
+        result.update(
+            size=args.size,
+            page_ms=page_ms,
+            top_ms=top_ms,
+            page_cpu_ms=page_cpu_ms,
+            top_cpu_ms=top_cpu_ms,
+        )
     Path(args.out).write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
 
 
 def median_ms(function, runs):
-    """Return the median time of ``runs`` calls of ``function``, after one to warm up."""
+    """Return the median time and the median CPU time, in ms, of ``runs`` calls of
+    ``function``, after one to warm up."""
     function()
-    times = []
+    times, cpu = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         function()
         times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+        cpu.append((time.process_time() - start_cpu) * 1000)
+    return statistics.median(times), statistics.median(cpu)
 
 
 def main():
@@ -163,21 +179,33 @@ def report(results, size):
     speed = [r for r in results if r["kind"] == "speed"]
     print(
         f"\n| query ({size:,} nodes) | "
-        + " | ".join(f"{r['database']} page ms | {r['database']} top ms" for r in speed)
+        + " | ".join(f"{r['database']} page ms | cpu | {r['database']} top ms | cpu" for r in speed)
         + " |"
     )
-    print("| --- |" + " ---: | ---: |" * len(speed))
+    print("| --- |" + " ---: | ---: | ---: | ---: |" * len(speed))
     for query in QUERIES:
-        cells = " | ".join(f"{r['page_ms'][query]:.1f} | {r['top_ms'][query]:.1f}" for r in speed)
+        cells = " | ".join(
+            f"{r['page_ms'][query]:.1f} | {r['page_cpu_ms'][query]:.1f} | "
+            f"{r['top_ms'][query]:.1f} | {r['top_cpu_ms'][query]:.1f}"
+            for r in speed
+        )
         print(f"| `{query}` | {cells} |")
     passed = True
-    medians = []
+    summary = []
     for r in speed:
-        page = statistics.median(r["page_ms"].values())
-        top = statistics.median(r["top_ms"].values())
-        medians.append(f"{r['database']}: page {page:.1f} ms, top results {top:.1f} ms")
-        passed &= page < TARGET_MS and top < TARGET_MS
-    print(f"\nMedians over the queries (target < {TARGET_MS} ms): " + "; ".join(medians))
+        for kind in ("page", "top"):
+            times = r[f"{kind}_ms"].values()
+            cpu = statistics.median(r[f"{kind}_cpu_ms"].values())
+            median, slowest = statistics.median(times), max(times)
+            summary.append(
+                f"{r['database']} {kind}: median {median:.1f} ms (CPU {cpu:.1f} ms), "
+                f"slowest {slowest:.1f} ms"
+            )
+            passed &= median <= TARGET_MEDIAN_MS and slowest <= TARGET_SLOWEST_MS
+    print(
+        f"\nTargets: median <= {TARGET_MEDIAN_MS} ms, slowest <= {TARGET_SLOWEST_MS} ms. "
+        + "; ".join(summary)
+    )
     print("PASS" if passed else "FAIL")
     return passed
 

@@ -213,11 +213,13 @@ class SynonymAdmin(admin.ModelAdmin):
     search_fields = ["word", "same_as"]
 
 
-# The admins of users' API tokens (chapters/api/admin.py), of the media library
+# The admins of users' API tokens (chapters/api/admin.py), of the discussion's comments
+# (chapters/discussion/admin.py), of the media library
 # (chapters/media/admin.py) and of webhooks and their delivery log
 # (chapters/webhooks/admin.py) register themselves; chapters/signin/admin.py takes
 # allauth's pages of what the wiki does not use away.
 from .api.admin import ApiTokenAdmin  # noqa: E402,F401
+from .discussion.admin import CommentAdmin  # noqa: E402,F401
 from .media.admin import MediaItemAdmin  # noqa: E402,F401
 from .signin import admin as signin_admin  # noqa: E402,F401
 from .webhooks.admin import WebhookAdmin  # noqa: E402,F401

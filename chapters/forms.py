@@ -1,5 +1,7 @@
 """Forms: the query parameters of the reader's pages, and the admin's node form."""
 
+import re
+
 from django import forms
 from mptt.forms import MPTTAdminForm
 
@@ -10,6 +12,9 @@ from .models import Node
 from .permissions import PUBLISHED, can_move, can_publish, statuses_for
 from .search import MAX_QUERY_LENGTH
 
+# Control characters but NUL, tab, newline and carriage return (whitespace, which splits).
+CONTROL = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
 __all__ = ["QueryField", "SearchForm", "AreaForm", "CompareForm", "NodeAdminForm"]
 
 
@@ -17,7 +22,8 @@ class QueryField(forms.CharField):
     """A text field that cuts a value longer than ``length`` rather than refusing it.
 
     The cut happens before cleaning (then surrounding spaces are stripped) and also for
-    display, so a form redisplayed with a 10,000-character query shows what was searched.
+    display, so a form redisplayed with a 10,000-character query shows what was searched;
+    control characters but NUL are dropped first.
     """
 
     def __init__(self, *, length, **kwargs):
@@ -25,12 +31,24 @@ class QueryField(forms.CharField):
         self.length = length
 
     def bound_data(self, data, initial):
-        """Return the submitted value as it is shown again: cut to ``length``."""
-        return data[: self.length] if isinstance(data, str) else data
+        """Return the submitted value as it is shown again: kept (:meth:`kept`)."""
+        return self.kept(data)
 
     def to_python(self, value):
-        """Return the value cut to ``length``, then stripped (``CharField.to_python``)."""
-        return super().to_python(value[: self.length] if isinstance(value, str) else value)
+        """Return the value kept (:meth:`kept`), then stripped (``CharField.to_python``)."""
+        return super().to_python(self.kept(value))
+
+    def kept(self, value):
+        """Return ``value`` without control characters but NUL, cut to ``length``.
+
+        Control characters are no text to search for; NUL is left for ``CharField`` to
+        refuse, as PostgreSQL can neither store nor compare it.
+        """
+        return CONTROL.sub("", value)[: self.length] if isinstance(value, str) else value
+
+    def was_cut(self, value):
+        """Return whether ``value`` (as submitted) is longer than ``length`` once kept."""
+        return isinstance(value, str) and len(CONTROL.sub("", value)) > self.length
 
 
 class SearchForm(forms.Form):
@@ -54,6 +72,10 @@ class SearchForm(forms.Form):
         choices=[("", "Any status"), *Node.Status.choices],
         error_messages={"invalid_choice": "There is no status “%(value)s”."},
     )
+
+    def query_was_cut(self):
+        """Return whether the query submitted was cut to its length (the page says so)."""
+        return self.fields["q"].was_cut(self.data.get("q"))
 
     def __init__(self, *args, areas, **kwargs):
         """Offer ``areas``, the ``(slug, title)`` of every area in tree order, by slug.

@@ -6,6 +6,8 @@ from django.urls import path, register_converter
 
 from . import crawlers, diagrams, feeds, health, metrics, prerequisites, progress, views
 from .books import views as books
+from .discussion import feeds as discussion_feeds
+from .discussion import views as discussion
 from .edit import notifications as edit_notifications
 from .edit import outline as edit_outline
 from .edit import review as edit_review
@@ -103,6 +105,17 @@ urlpatterns = [
         "notifications/<int:notification_id>/",
         edit_notifications.notification,
         name="notification",
+    ),
+    # Discussion (chapters.discussion).
+    path("discuss/<nodepath:path>/", discussion.thread, name="discussion"),
+    path("discussion/<int:comment_id>/edit/", discussion.edit, name="comment-edit"),
+    path("discussion/<int:comment_id>/delete/", discussion.delete, name="comment-delete"),
+    path("discussion/<int:comment_id>/hide/", discussion.hide, name="comment-hide"),
+    path("discussion/count/<nodepath:path>/", discussion.comment_count, name="discussion-count"),
+    path(
+        "discussion/feed/<nodepath:path>/",
+        discussion_feeds.DiscussionFeed(),
+        name="discussion-feed",
     ),
     # The media library (chapters.media).
     path("media/", media.library, name="media"),

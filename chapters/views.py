@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.html import format_html
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import condition, require_GET, require_http_methods
 
 from . import contents, history, landing, navigation, readiness, search
@@ -294,7 +294,11 @@ def search_results(request):
         context["area_options"] = areas.options_for("")
         return render(request, "chapters/search.html", context, status=400)
     query, area, status = (form.cleaned_data[name] for name in ("q", "area", "status"))
-    context.update(search_query=query, area_options=areas.options_for(area))
+    context.update(
+        search_query=query,
+        area_options=areas.options_for(area),
+        cut_to=search.MAX_QUERY_LENGTH if form.query_was_cut() else 0,
+    )
     if query:
         with SEARCH_SECONDS.labels("page").time():
             context.update(_search_page(query, area, status, request.GET.get("page")))
@@ -308,7 +312,9 @@ def search_results(request):
 def _search_page(query, area, status, number):
     """Return the search page's results: ``page``, ``results`` and, if made, ``corrected``.
 
-    The query's results, or when it finds nothing, its correction's; the queries run under
+    The query's results, or when it finds nothing, its correction's; when they have some of
+    the query's words only, ``some_words``, and the correction to offer ("Did you mean"),
+    if any, as ``suggested`` and its link's ``suggested_query``. The queries run under
     ``search.indexed()``. ``number`` is the page asked for, as given.
     """
     found = {}
@@ -322,6 +328,16 @@ def _search_page(query, area, status, number):
             nodes = search.find_nodes(parsed, area=area, status=status)
             page = Paginator(nodes, RESULTS_PER_PAGE).get_page(number)
             found["corrected"] = corrected
+        elif not nodes.every:
+            # Pages with some of the words only: a correction may find them all.
+            found["some_words"] = True
+            suggested = search.suggest(query, area=area, status=status)
+            if suggested:
+                filters = {"area": area, "status": status}
+                found["suggested"] = suggested
+                found["suggested_query"] = urlencode(
+                    {"q": suggested, **{key: value for key, value in filters.items() if value}}
+                )
         ancestors = navigation.breadcrumbs(page)
         found["page"] = page
         found["results"] = [

@@ -16,8 +16,6 @@ Used by ``tests/test_search_relevance.py`` (both databases, with a floor) and by
 from collections import defaultdict
 from pathlib import Path
 
-from chapters.search import find_nodes, suggest
-
 __all__ = ["CORPUS", "QUERIES", "scores", "wiki_answers"]
 
 CORPUS = Path(__file__).resolve().parent / "data" / "django-docs"
@@ -340,6 +338,8 @@ def scores(ranked, queries):
 def wiki_answers(queries):
     """Return the first ten paths the wiki's search gives each query (the search page's
     answer: a query that finds nothing is corrected, ``chapters.search.suggest``)."""
+    from chapters.search import find_nodes, suggest  # Django is set up by now
+
     answers = []
     for _category, query, _expected in queries:
         found = list(find_nodes(query).values_list("path", flat=True)[:10])

@@ -120,6 +120,9 @@ QUERIES = [
     ("std::atomic", "Atomics and Memory Ordering"),
     ("memory_order_acquire", "Atomics and Memory Ordering"),
     ("torch.compile", "ML Compiler Foundations"),
+    # Questions: words no page has all of, and a word in another spelling.
+    ("principle component analysis", "Principal Component Analysis"),
+    ("threads synchronization", "Synchronization"),
     # Math words and TeX.
     ("softmax", "Attention"),
     ("sqrt d_k", "Attention"),

@@ -109,7 +109,8 @@ def test_migration_of_the_checks_keeps_the_node_table_s_triggers_and_indexes():
     latest = extras()
     executor = MigrationExecutor(connection)
     executor.migrate([("chapters", "0019_notifications")])
-    assert extras() == latest
+    # 0029_search adds the triggers of SQLite's chapters_node_text, which 0019 has not.
+    assert extras() == [name for name in latest if not name.startswith("chapters_node_text_")]
     migrate_to_latest()
     assert extras() == latest
     bumps = (

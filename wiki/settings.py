@@ -434,6 +434,8 @@ AXES_LOCKOUT_TEMPLATE = "axes_lockout.html"
 if BEHIND_PROXY:
     AXES_CLIENT_IP_CALLABLE = "wiki.proxy.client_ip"
 
+# Discussion: comments one user may post in a minute (chapters/discussion/threads.py), then 429.
+DISCUSSION_COMMENTS_PER_MINUTE = int(os.environ.get("WIKI_DISCUSSION_COMMENTS_PER_MINUTE") or 5)
 # The REST API (chapters/api/, docs/operations.md "The API"): tokens or the session, the
 # permission rule of chapters.permissions, errors as JSON, and rate limits kept in the cache
 # (shared by every app server with Redis). A client is counted by its address: behind one

@@ -9,6 +9,8 @@ Each concern has a module of its own:
   functions;
 - :mod:`.sanitize`: the allowlists of tags, attributes and URL schemes (MathML's too), and
   the one function that applies bleach with them;
+- :mod:`.comments`: a reader's comment, rendered with fewer extensions and a shorter
+  allowlist (:func:`render_comment`);
 - :mod:`.limits`: :class:`MarkdownError` and the limits that keep rendering time bounded;
 - :mod:`.lexing`: the kept child process that highlights code, killed at a body's budget
   (:mod:`.mdx.highlight` tells the budget);
@@ -29,6 +31,7 @@ from html import unescape
 import markdown
 from markdown.serializers import to_html_string
 
+from .comments import render_comment
 from .graphviz import DiagramBudget
 from .limits import BODY_MAX_LENGTH, BoundsExtension, MarkdownError, check_bounds
 from .mdx.diagrams import MERMAID_MARK, DiagramExtension
@@ -52,6 +55,7 @@ __all__ = [
     "MarkdownError",
     "WIKI_LINK",
     "check_markdown",
+    "render_comment",
     "render_markdown",
     "render_markdown_with_headings",
     "external_images",

@@ -127,8 +127,8 @@ ALLOWED_ATTRIBUTES = {
 ALLOWED_PROTOCOLS = frozenset({"http", "https", "mailto"})
 
 
-def sanitize(html, filters=()):
-    """Return ``html`` with every tag, attribute and URL scheme not allowed above removed.
+def sanitize(html, filters=(), *, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES):
+    """Return ``html`` with every tag, attribute and URL scheme not allowed removed.
 
     Disallowed tags are stripped and their text kept as text; comments are dropped. A new
     ``Cleaner`` is made for every call, as ``bleach.clean`` does, because bleach documents
@@ -138,13 +138,16 @@ def sanitize(html, filters=()):
         html: the HTML Python-Markdown made.
         filters: html5lib filters run on the sanitized tokens (bleach's ``filters``), each
             a callable taking ``source``.
+        tags: the tags kept (by default a body's, above; a comment keeps fewer,
+            :mod:`.comments`).
+        attributes: the attributes kept, as bleach takes them (by default a body's).
 
     Returns:
         The sanitized HTML, as a string.
     """
     cleaner = Cleaner(
-        tags=ALLOWED_TAGS,
-        attributes=ALLOWED_ATTRIBUTES,
+        tags=tags,
+        attributes=attributes,
         protocols=ALLOWED_PROTOCOLS,
         strip=True,
         strip_comments=True,

@@ -15,6 +15,7 @@
 - :mod:`.drafts`, :mod:`.review`, :mod:`.watches`: what editing on the site keeps besides
   the tree (``EditDraft``, ``PendingChange``, ``Watch``), in tables no version trigger
   watches;
+- :mod:`.comments`: ``Comment``, the readers' discussion of a chapter;
 - :mod:`.notifications`: ``Notification``, what the wiki tells a user, kept until e-mailed;
 - :mod:`.progress`: ``ChapterDone``, a chapter a signed-in reader has marked done;
 - :mod:`.workers`: ``TaskWorker``, the heartbeats of the processes running background
@@ -26,6 +27,7 @@
 """
 
 from .books import BookBuild
+from .comments import Comment
 from .drafts import EditDraft
 from .links import Link, LinkResolver, PathRedirect, linking_into, mend_broken_links
 from .media import MEDIA_NAME, MediaItem, MediaResolver, MediaUse, MediaVersion
@@ -70,6 +72,7 @@ __all__ = [
     "ApiToken",
     "BookBuild",
     "ChapterDone",
+    "Comment",
     "DeletionFields",
     "EditDraft",
     "Link",

@@ -28,7 +28,8 @@ RESERVED_ROOT_SLUGS = frozenset(
         "admin", "static", "history", "revisions", "diff", "recent", "feeds", "search",
         "dashboard", "links", "preview", "healthz", "books", "edit", "new", "review", "drafts",
         "watch", "print", "media", "contents", "metrics", "api", "notifications",
-        "outline", "accounts", "diagrams", "progress", "prerequisites",
+        "outline", "accounts", "diagrams", "progress", "discuss", "discussion",
+        "prerequisites",
     }
 )  # fmt: skip
 

@@ -1,20 +1,23 @@
 """Full-text search over the nodes' titles and body text, best matches first.
 
-:func:`find_nodes` returns the matching nodes as a lazy queryset, ready for a ``Paginator``;
-:func:`suggest` offers the query with its misspelt words corrected when nothing matches;
-:func:`snippet` and :func:`highlight` quote a result's body and title with the matched words
-in ``<mark>``. docs/search.md tells the whole story.
+:func:`find_nodes` returns the matching nodes (a :class:`.results.Found`, ready for a
+``Paginator``); :func:`suggest` offers the query with its misspelt words corrected when
+nothing matches; :func:`snippet` and :func:`highlight` quote a result's body and title with
+the matched words in ``<mark>``. docs/search.md tells the whole story.
 
 A query is read once for every database (:mod:`.query`: words, phrases, substrings, the
-editors' synonyms, prefixes and stop words), then matched by one implementation per
-database, chosen by the connection's ``vendor``: :mod:`.postgresql` (full-text search in two
-configurations, and ``pg_trgm``) or :mod:`.sqlite` (two FTS5 indexes). On both, a node whose
-title is the query (ignoring case, in any spelling) comes first, then nodes with every term
-in their title, then (PostgreSQL only) by ``ts_rank``, then in tree order. Snippets and
-highlights are computed the same way on both, in Python, from the text readers read.
+editors' synonyms and the spellings of :mod:`.spelling`, prefixes and stop words), then
+matched by one implementation per database, chosen by the connection's ``vendor``:
+:mod:`.postgresql` (full-text search in two configurations, and ``pg_trgm``) or
+:mod:`.sqlite` (three FTS5 indexes). Both rank by the keys of :mod:`.ranking`: a title equal
+to the query, more of the query's terms, more of them in the title, its words side by side,
+then relevance (``bm25()`` on SQLite, ``ts_rank_cd`` on PostgreSQL), then tree order.
+Snippets and highlights are computed the same way on both, in Python, from the text readers
+read.
 """
 
 import re
+from collections import Counter
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Case, Q, Value, When
@@ -25,6 +28,7 @@ from ..models import Node, Synonym
 from ..navigation import breadcrumbs
 from . import postgresql, sqlite
 from .query import highlighter, parse, query_terms, similarity, words
+from .results import Found
 
 __all__ = [
     "MAX_QUERY_LENGTH",
@@ -44,6 +48,8 @@ SNIPPET_WORDS = 30
 SNIPPET_WORDS_BEFORE_MATCH = 8
 MIN_SUGGESTION_SIMILARITY = 0.3  # below, a title word is no likely correction
 MAX_CORRECTED_WORDS = 4  # words of one query looked up for a correction
+CONFIDENT_SIMILARITY = 0.5  # from here on, a title's word is taken without reading bodies
+MAX_LENGTH_DIFFERENCE = 3  # letters a correction may have more or fewer than the word
 MIN_TYPED = 2  # characters typed before the header's box offers results (top_results)
 TOP_RESULTS = 8
 
@@ -75,19 +81,26 @@ def parse_query(query):
 def find_nodes(query, *, area="", status=""):
     """Return the nodes that match ``query``, best first.
 
+    The nodes with every term of the query; when none has them all, and more than half of
+    the terms are found on their own, the nodes with any of them, those with more first
+    (docs/search.md, "Ranking"). A query half of whose words the wiki has nowhere finds
+    nothing, so that :func:`suggest` corrects it ("memory heirarchy").
+
     Args:
-        query: what the reader typed, already cut to :data:`MAX_QUERY_LENGTH`.
+        query: what the reader typed, already cut to :data:`MAX_QUERY_LENGTH`, or a parsed
+            query (:func:`parse_query`).
         area: the slug of an area to search in, or "" for all.
         status: a ``Node.Status`` value to keep, or "" for all.
 
     Returns:
-        A lazy queryset of nodes, without their Markdown body and HTML. Empty when the query
-        has nothing to search for (only punctuation, or only stop words).
+        A :class:`.results.Found`: the lazy queryset of the nodes, without their Markdown
+        body and HTML, their number, and whether they match every term (``every``). Empty
+        when the query has nothing to search for (only punctuation, or only stop words).
     """
     nodes = _filtered(area, status)
     parsed = parse_query(query) if isinstance(query, str) else query
     if not parsed:
-        return nodes.none()
+        return Found(nodes.none(), 0)
     title_is_query = Q()
     for title in parsed.titles():
         title_is_query |= Q(title__iexact=title)
@@ -96,7 +109,15 @@ def find_nodes(query, *, area="", status=""):
         if title_is_query
         else Value(False)
     )
-    return _backend(nodes).find(nodes, parsed, equal)
+    backend = _backend(nodes)
+    found = backend.find(nodes, parsed, equal)
+    if len(parsed.terms) > 1 and found.empty():
+        known = sum(backend.matches(nodes, term) for term in parsed.terms)
+        if 2 * known > len(parsed.terms):
+            some = backend.find(nodes, parsed, equal, every=False)
+            some.every = False
+            return some
+    return found
 
 
 def _filtered(area, status):
@@ -110,42 +131,58 @@ def _filtered(area, status):
 
 
 def suggest(query, *, area="", status=""):
-    """Return ``query`` with its unknown words replaced by the likeliest words of titles.
+    """Return ``query`` with its unknown words replaced by the likeliest words of the wiki.
 
     For a query that finds nothing: each word of it (up to :data:`MAX_CORRECTED_WORDS`)
-    that finds nothing on its own is replaced by the word of a title most like it
-    (:func:`.query.similarity`, at least :data:`MIN_SUGGESTION_SIMILARITY`), among the
-    titles the database's trigram index offers (``pg_trgm`` on PostgreSQL, FTS5's trigram
-    table on SQLite), so a suggestion is built from the wiki's own words.
+    that finds nothing on its own is replaced by the word of a title or body most like it
+    (:func:`.query.similarity`, at least :data:`MIN_SUGGESTION_SIMILARITY`, then the most
+    frequent), among the titles and bodies the database's trigram indexes offer
+    (``pg_trgm`` on PostgreSQL, FTS5's trigram table on SQLite), so a suggestion is built
+    from the wiki's own words.
 
     Returns:
         The corrected query, in lower case, or "" when there is nothing to correct or the
         corrected query finds nothing either.
     """
-    nodes = _filtered(area, status)
+    nodes, every_node = _filtered(area, status), _filtered("", "")
+    backend = _backend(nodes)
     parsed = parse_query(query)
     corrected, changed = [], False
     for index, term in enumerate(parsed.terms):
-        if term.kind != "word" or index >= MAX_CORRECTED_WORDS or find_nodes(term.text).exists():
+        if term.kind != "word" or index >= MAX_CORRECTED_WORDS or backend.matches(every_node, term):
             corrected.append(term.text if term.kind == "word" else f'"{term.text}"')
             continue
         word = _likeliest_word(nodes, term.words[0])
         changed |= word is not None
         corrected.append(word or term.text)
     suggestion = " ".join(corrected + [f"-{term.text}" for term in parsed.excluded])
-    if not changed or not find_nodes(suggestion, area=area, status=status).exists():
+    if not changed or find_nodes(suggestion, area=area, status=status).empty():
         return ""
     return suggestion.lower()
 
 
 def _likeliest_word(nodes, word):
-    """Return the word of a title most like ``word``, or None when none is like enough."""
-    best, best_similarity = None, MIN_SUGGESTION_SIMILARITY
-    for title in _backend(nodes).title_candidates(nodes, word):
-        for candidate in words(title):
-            score = similarity(word, candidate)
-            if score > best_similarity or (score == best_similarity and best is None):
-                best, best_similarity = candidate, score
+    """Return the word of the wiki most like ``word``, or None when none is like enough.
+
+    The candidates are the words of the titles most like ``word`` that the database's
+    trigram index offers and, unless one of them is at least
+    :data:`CONFIDENT_SIMILARITY` alike, those of the bodies too: the most similar one wins
+    (at least :data:`MIN_SUGGESTION_SIMILARITY`), and of equally similar ones the most
+    frequent among them.
+    """
+    backend = _backend(nodes)
+    counts = Counter()
+    best, best_key = None, (MIN_SUGGESTION_SIMILARITY, 0)
+    for candidates in (backend.title_candidates, backend.body_candidates):
+        if best_key[0] >= CONFIDENT_SIMILARITY:
+            break
+        counts.update(found for text in candidates(nodes, word) for found in words(text))
+        for candidate, count in counts.items():
+            if abs(len(candidate) - len(word)) > MAX_LENGTH_DIFFERENCE:
+                continue
+            key = (similarity(word, candidate), count)
+            if key > best_key or (key[0] == best_key[0] and best is None):
+                best, best_key = candidate, key
     return best
 
 

@@ -1,11 +1,11 @@
 """Search on PostgreSQL: full-text search in two configurations, and ``pg_trgm``.
 
-The document is the title (weight A) and the body text (weight B), each parsed twice: with
-``chapters_english`` (English stems, so "optimizing" finds "Optimization") and with
-``chapters_simple`` (words as written, in any language and script); both configurations fold
-accents with ``unaccent``. Migration 0014 makes them, and stores the two vectors in generated
-columns, so that ranking thousands of matches reads vectors rather than parsing their bodies
-again. A word of the query is looked for in
+The document is the title (weight A), the headings (B) and the body text (C), each parsed
+twice: with ``chapters_english`` (English stems, so "optimizing" finds "Optimization") and
+with ``chapters_simple`` (words as written, in any language and script); both configurations
+fold accents with ``unaccent``. Migrations 0015 and 0029 make them, and store the two vectors
+in generated columns, so that ranking thousands of matches reads vectors rather than parsing
+their bodies again. A word of the query is looked for in
 both, its prefixes with ``simple`` (``'backprop':*``); a phrase in both, words in a row; a
 substring (Chinese, Japanese) with ``LIKE``, which the trigram indexes serve. Migration 0014
 indexes the document with GIN, and the title and body text with ``gin_trgm_ops``. ``<`` in
@@ -18,6 +18,8 @@ scan of the table far below what it costs (below).
 """
 
 from contextlib import contextmanager
+from functools import reduce
+from operator import and_, or_
 
 from django.contrib.postgres.lookups import TrigramWordSimilar
 from django.contrib.postgres.search import (
@@ -27,23 +29,26 @@ from django.contrib.postgres.search import (
     TrigramWordSimilarity,
 )
 from django.db import connections, transaction
-from django.db.models import BooleanField, Case, F, Q, Value, When
+from django.db.models import Case, F, FloatField, Q, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import StrIndex
 from django.db.models.lookups import GreaterThan
 
 from .query import MIN_PREFIX
+from .ranking import ORDER, count_met, partial_title_length
+from .results import Found
 
-__all__ = ["DOCUMENT", "find", "indexed", "title_candidates"]
+__all__ = ["DOCUMENT", "body_candidates", "find", "indexed", "matches", "title_candidates"]
 
 ENGLISH, SIMPLE = "chapters_english", "chapters_simple"
 CANDIDATES = 20  # titles read to correct one word
 WORD_SIMILARITY = 0.3  # pg_trgm.word_similarity_threshold while looking for them
+# ts_rank_cd's weights of D, C (body), B (headings) and A (the title, filtered out before).
+BODY_WEIGHTS = [0.0, 0.25, 1.0, 1.0]
 
 # The stored vectors of migration 0014: generated columns, not model fields. The GIN index
 # is on DOCUMENT, both joined.
 ENGLISH_VECTOR, SIMPLE_VECTOR, DOCUMENT = "search_english", "search_simple", "search_document"
-TITLE_DOCUMENT = f"ts_filter({DOCUMENT}, '{{a}}')"  # the title's words only (weight A)
 
 
 @contextmanager
@@ -74,20 +79,35 @@ def _vector(sql):
     return RawSQL(sql, [], output_field=SearchVectorField())
 
 
-def _rank(terms):
-    """Return ``ts_rank`` of the vector in each configuration, for the query in it, summed.
+def _rank(terms, any_term=False):
+    """Return the rank of the vector in each configuration, for the query in it, summed.
 
     Ranked apart, as ``ts_rank`` counts how near the query's words are to each other (in the
     two configurations joined, the words of one would be near those of the other), and a
     stem of one configuration would match a word of the other.
+
+    Args:
+        terms: the word, phrase and "any" terms of the query.
+        any_term: False for ``ts_rank`` of every term, with PostgreSQL's default weights;
+            True for ``ts_rank_cd`` of any term in the headings and body only (as SQLite's
+            ``chapters_node_text``), with :data:`BODY_WEIGHTS`, divided by 1 + the logarithm
+            of their length (normalization 1).
     """
     rank = Value(0.0)
     for config, vector in ((ENGLISH, ENGLISH_VECTOR), (SIMPLE, SIMPLE_VECTOR)):
-        tsquery = None
-        for term in terms:
-            part = _term_query(term, configs=(config,))
-            tsquery = part if tsquery is None else tsquery & part
-        rank = rank + SearchRank(_vector(vector), tsquery)
+        parts = [_term_query(term, configs=(config,)) for term in terms]
+        tsquery = reduce(or_ if any_term else and_, parts)
+        if any_term:
+            ranked = SearchRank(
+                _vector(f"ts_filter({vector}, '{{b,c}}')"),
+                tsquery,
+                weights=BODY_WEIGHTS,
+                normalization=1,
+                cover_density=True,
+            )
+        else:
+            ranked = SearchRank(_vector(vector), tsquery)
+        rank = rank + ranked
     return rank
 
 
@@ -96,7 +116,7 @@ def _term_query(term, configs=(ENGLISH, SIMPLE)):
 
     Prefixes are looked for in ``chapters_simple`` only, among words as written.
     """
-    text = term.text.replace("<", " ")
+    text = term.text.replace("<", " ").replace("/", " ").replace(".", " ")
     if term.kind == "any":
         result = _term_query(term.options[0], configs)
         for option in term.options[1:]:
@@ -129,48 +149,97 @@ def _substring(term):
     )
 
 
-def find(nodes, query, title_is_query):
-    """Return ``nodes`` filtered by ``query`` and ordered, best first.
+def find(nodes, query, title_is_query, *, every=True):
+    """Return the :class:`.results.Found` ``nodes`` that match every term of ``query`` (or
+    any of them, when not ``every``), best first.
 
-    Order: a title equal to the query first, then nodes with every term in the title, then
-    ``ts_rank`` (title above body, repeated words counting), then tree order.
+    Order (docs/search.md, "Ranking"): the keys of :data:`.ranking.ORDER`, as on SQLite,
+    with this ``relevance``: for nodes with every term in the title, ``ts_rank`` (title
+    above body, repeated words counting); for the others, ``ts_rank_cd`` of headings and
+    body (:data:`BODY_WEIGHTS`), divided by the log of their length as ``bm25()`` divides by
+    theirs.
     """
     words = [term for term in query.terms if term.kind != "substring"]
-    tsquery = None
-    for term in words:
-        tsquery = _term_query(term) if tsquery is None else tsquery & _term_query(term)
-    in_title = Q()
-    for term in query.terms:
-        if term.kind == "substring":
+    substrings = [term for term in query.terms if term.kind == "substring"]
+    queries = [_term_query(term) for term in words]
+    nodes = _aliased(nodes)
+    if queries:
+        # The index finds the rows; each term is then checked in its own configuration.
+        nodes = nodes.filter(document=reduce(and_ if every else or_, queries))
+        nodes = nodes.filter(reduce(and_ if every else or_, map(_own, words)))
+    if every:
+        for term in substrings:
             nodes = nodes.filter(_substring(term))
-            in_title &= Q(title__contains=term.text)
-    rank = Value(0.0)
-    nodes = nodes.alias(document=_vector(DOCUMENT))
-    if tsquery is not None:
-        nodes = nodes.filter(document=tsquery)
-        rank = _rank(words)
+    elif substrings and not words:
+        nodes = nodes.filter(reduce(or_, (_substring(term) for term in substrings)))
     for term in query.excluded:
         if term.kind == "substring":
             nodes = nodes.exclude(_substring(term))
         else:
             nodes = nodes.exclude(document=_term_query(term))
-    if tsquery is not None:
-        nodes = nodes.alias(title_document=_vector(TITLE_DOCUMENT))
-        in_title &= Q(title_document=tsquery)
-    return (
-        nodes.alias(title_is_query=title_is_query, in_title=_boolean(in_title))
-        .annotate(rank=rank)
-        .order_by("-title_is_query", "-in_title", "-rank", "tree_id", "lft")
+    if not query.terms:
+        return Found(nodes.order_by("tree_id", "lft"))
+    matched, in_title = [], []
+    for term in query.terms:
+        if term.kind == "substring":
+            matched.append(_substring(term))
+            in_title.append(Q(title__contains=term.text))
+        else:
+            matched.append(_own(term))
+            in_title.append(_own(term, "title_"))
+    pairs = [
+        Q(document=SearchQuery(f"{first} {second}", search_type="phrase", config=SIMPLE))
+        for first, second in query.pairs()
+    ]
+    every_term = len(query.terms)
+    relevance = Value(0.0)
+    if words:
+        relevance = Case(
+            When(Q(title_coverage=every_term), then=-_rank(words)),
+            default=-_rank(words, any_term=True),
+            output_field=FloatField(),
+        )
+    return Found(
+        nodes.alias(
+            title_is_query=title_is_query,
+            coverage=Value(every_term) if every else count_met(matched),
+            title_coverage=count_met(in_title),
+            adjacent=count_met(pairs),
+        )
+        .alias(title_length=partial_title_length(every_term), relevance=relevance)
+        .order_by(*ORDER)
     )
 
 
-def _boolean(condition):
-    """Return ``condition`` as a boolean expression to order by (False for no condition: a
-    query of excluded terms only has nothing to find in titles)."""
-    if not condition:
-        return Value(False)
-    return Case(
-        When(condition, then=Value(True)), default=Value(False), output_field=BooleanField()
+def matches(nodes, term):
+    """Return whether any of ``nodes`` matches ``term`` (one query)."""
+    if term.kind == "substring":
+        return nodes.filter(_substring(term)).exists()
+    return _aliased(nodes).filter(document=_term_query(term)).filter(_own(term)).exists()
+
+
+def _aliased(nodes):
+    """Return ``nodes`` with the stored vectors as aliases: ``document`` (both
+    configurations, which the GIN index covers), ``english`` and ``simple``, and the
+    latter two of the title alone (``title_english``, ``title_simple``)."""
+    vectors = {"english": ENGLISH_VECTOR, "simple": SIMPLE_VECTOR}
+    return nodes.alias(
+        document=_vector(DOCUMENT),
+        **{name: _vector(vector) for name, vector in vectors.items()},
+        **{f"title_{name}": _vector(f"ts_filter({v}, '{{a}}')") for name, v in vectors.items()},
+    )
+
+
+def _own(term, prefix=""):
+    """Return a condition true where ``term`` matches in its own configuration.
+
+    Its English query in the English vector, or its ``simple`` query in the ``simple`` one:
+    in the document that joins both, an English stem could match a word as written in the
+    other ("differentation" stems to "different", which finds the word "different"), or
+    the reverse. ``prefix`` "title_" checks the title alone.
+    """
+    return Q(**{f"{prefix}english": _term_query(term, (ENGLISH,))}) | Q(
+        **{f"{prefix}simple": _term_query(term, (SIMPLE,))}
     )
 
 
@@ -180,14 +249,24 @@ def title_candidates(nodes, word):
     ``pg_trgm``'s word similarity (``title %> word``), served by the trigram index on
     titles, with the threshold lowered to :data:`WORD_SIMILARITY` for this connection.
     """
+    return _candidates(nodes, word, "title")
+
+
+def body_candidates(nodes, word):
+    """Return body texts that contain a word like ``word``, as :func:`title_candidates`."""
+    return _candidates(nodes, word, "body_text")
+
+
+def _candidates(nodes, word, column):
+    """Return the ``column`` of the :data:`CANDIDATES` nodes with a word most like ``word``."""
     with connections[nodes.db].cursor() as cursor:
         cursor.execute(
             "SELECT set_config('pg_trgm.word_similarity_threshold', %s, false)",
             [str(WORD_SIMILARITY)],
         )
     return list(
-        nodes.filter(TrigramWordSimilar(F("title"), Value(word)))
-        .annotate(similarity=TrigramWordSimilarity(word, "title"))
+        nodes.filter(TrigramWordSimilar(F(column), Value(word)))
+        .annotate(similarity=TrigramWordSimilarity(word, column))
         .order_by("-similarity", "tree_id", "lft")
-        .values_list("title", flat=True)[:CANDIDATES]
+        .values_list(column, flat=True)[:CANDIDATES]
     )

@@ -3,7 +3,8 @@
 :func:`parse` turns what a reader typed (web-search syntax: words, "quoted phrases",
 ``-excluded`` terms) into a :class:`Query` of :class:`Term` objects, each of one kind:
 
-- a **word**, folded (:func:`fold`), with its other spellings (the editors' synonyms) and,
+- a **word**, folded (:func:`fold`), with its other spellings (the editors' synonyms and
+  the British and American spellings of :mod:`.spelling`) and,
   for a word in Cyrillic, its Russian stem, matched as a prefix so that other word forms are
   found ("трансформеров" finds "Трансформеры"); the last word of the query is also matched
   as a prefix, since the reader may still be typing it ("backprop" finds "Backpropagation");
@@ -28,6 +29,7 @@ from itertools import islice
 import snowballstemmer
 
 from ..words import WORD, fold, words
+from .spelling import variants as spelling_variants
 from .stopwords import ENGLISH_STOP_WORDS
 
 __all__ = [
@@ -74,6 +76,8 @@ class Term:
         prefixes: folded strings a word of the text may start with to match: the word
             itself when it is the query's last, its Russian stem for a Cyrillic word.
         options: for "any", the word and phrase terms one of which must match.
+        adjacent: whether the term follows the one before it directly in the query, with no
+            stop word or ``or`` dropped between them (:meth:`Query.pairs`).
     """
 
     kind: str
@@ -82,6 +86,7 @@ class Term:
     variants: list = field(default_factory=list)
     prefixes: list = field(default_factory=list)
     options: list = field(default_factory=list)
+    adjacent: bool = False
 
     @property
     def spellings(self):
@@ -91,11 +96,12 @@ class Term:
 
 @dataclass
 class Query:
-    """A parsed query: the terms a result must match and those it must not.
+    """A parsed query: the terms a result may match and those it must not.
 
     Attributes:
         text: the query as typed.
-        terms: the :class:`Term` objects to match, all of them.
+        terms: the :class:`Term` objects to match: a result matches one or more of them,
+            and those matching more come first (``chapters.search``'s ranking).
         excluded: the :class:`Term` objects a result must not match.
     """
 
@@ -106,6 +112,20 @@ class Query:
     def __bool__(self):
         """Return True when there is something to search for."""
         return bool(self.terms or self.excluded)
+
+    def pairs(self):
+        """Return the pairs of folded words the query has side by side, in order.
+
+        The last word of a word or phrase term and the first of the next one, when the
+        second directly follows the first in what was typed ("binary search in a sorted
+        list" gives ``("binary", "search")`` and ``("sorted", "list")``): a text with them
+        side by side too is ranked above one with them apart.
+        """
+        return [
+            (first.words[-1], second.words[0])
+            for first, second in zip(self.terms, self.terms[1:], strict=False)
+            if second.adjacent and {first.kind, second.kind} <= {"word", "phrase"}
+        ]
 
     def titles(self):
         """Return the folded strings a title equal to the query may be, in any spelling.
@@ -151,15 +171,17 @@ def parse(text, synonyms=None):
     Returns:
         A :class:`Query`; falsy when nothing is left to search for.
     """
-    terms, excluded, either = [], [], False
+    terms, excluded, either, gap = [], [], False, True
     for match in WEB_TERM.finditer(text):
         raw = " ".join((match["phrase"] or match["word"] or "").split())
         if match["word"] and not match["exclude"] and raw.casefold() == "or":
-            either = bool(terms)
+            either, gap = bool(terms), True
             continue
         term = _term(raw, quoted=match["phrase"] is not None)
         if term is None:
+            gap = True
             continue
+        term.adjacent, gap = not gap and not match["exclude"], bool(match["exclude"])
         if match["exclude"]:
             excluded.append(term)
         elif either and term.kind != "substring" and terms[-1].kind != "substring":
@@ -172,7 +194,9 @@ def parse(text, synonyms=None):
     single = [term for term in single if term.kind == "word"]
     variants = synonyms([term.words[0] for term in single]) if synonyms and single else {}
     for term in single:
-        term.variants = [v for v in variants.get(term.words[0], []) if v != term.words[0]]
+        word = term.words[0]
+        found = variants.get(word, []) + spelling_variants(word)
+        term.variants = [v for v in dict.fromkeys(found) if v != word]
     last = terms[-1] if terms else None
     if last is not None and last.kind == "word" and not text.rstrip().endswith('"'):
         last.prefixes = [s for s in last.spellings if len(s) >= MIN_PREFIX] + last.prefixes

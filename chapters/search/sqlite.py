@@ -1,34 +1,62 @@
-"""Search on SQLite: two FTS5 indexes of the nodes' titles and body texts.
+"""Search on SQLite: three FTS5 indexes of the nodes' titles, headings and body texts.
 
-Migration 0014 makes them, as external-content FTS5 tables over ``chapters_node`` kept in
-step by triggers on every insert, update and delete (from ``save()``, ``update()``,
-``loaddata`` or a shell alike):
+Migrations 0015 and 0029 make them, kept in step with ``chapters_node`` by triggers on every
+insert, update and delete (from ``save()``, ``update()``, ``loaddata`` or a shell alike):
 
-- ``chapters_node_search``, tokenized by ``porter unicode61 remove_diacritics 2``: words
-  folded in every script and without the accents of Latin letters, with English stems (the
-  Porter stemmer, close to PostgreSQL's Snowball); words, their variants and prefixes
-  (``"backprop"*``) and phrases are matched here;
-- ``chapters_node_trigram``, tokenized by ``trigram``: substrings of three characters or
-  more, for text without spaces (Chinese, Japanese) and for spelling suggestions; a
-  substring of one or two characters is looked for with ``LIKE``.
-
-FTS5's ``bm25()`` divides by the length of a text, where PostgreSQL's ``ts_rank`` (without
-normalization) does not, so it would order titles unlike PostgreSQL: after the title equal
-to the query and the nodes with every term in the title, nodes stay in tree order.
+- ``chapters_node_search`` (external content: title and body text), tokenized by ``porter
+  unicode61 remove_diacritics 2``: words folded in every script and without the accents of
+  Latin letters, with English stems (the Porter stemmer, close to PostgreSQL's Snowball);
+  words, their variants and prefixes (``"backprop"*``) and phrases are matched here;
+- ``chapters_node_text`` (contentless: the headings' titles and the body text), tokenized
+  alike: what ``bm25()`` ranks bodies by, without the title, whose length FTS5 would count
+  in the row's;
+- ``chapters_node_trigram`` (external content), tokenized by ``trigram``: substrings of
+  three characters or more, for text without spaces (Chinese, Japanese) and for spelling
+  suggestions; a substring of one or two characters is looked for with ``LIKE``.
 """
 
 from contextlib import nullcontext
+from functools import reduce
+from operator import or_
 
-from django.db.models import Case, Q, Value, When
+from django.db import connections
+from django.db.models import F, IntegerField, Q
 from django.db.models.expressions import RawSQL
 
 from .query import MIN_PREFIX, trigrams
+from .results import Found
 
-__all__ = ["find", "indexed", "title_candidates"]
+__all__ = ["body_candidates", "find", "indexed", "matches", "title_candidates"]
 
 CANDIDATES = 20  # titles read to correct one word
+SLICE = 100  # matches ranked by relevance; the rest follow in tree order
+HEADING_WEIGHT = 4.0  # bm25()'s weight of the headings, the body's being 1
+
+# The bm25() of every node whose headings or body match, computed once in the index's own
+# pass (as a correlated subquery, FTS5 would count each term's documents again per row). A
+# node matching some terms in its title alone has none: it is ranked after those that do.
+SCORED = (
+    "WITH scored AS MATERIALIZED (SELECT rowid AS node, bm25(chapters_node_text, {weight}, 1.0) "
+    "AS score FROM chapters_node_text WHERE chapters_node_text MATCH %s) "
+)
+# A node's place among the ranked ones, in a string of their ids: ",12,7,40,".
+POSITION = "nullif(instr(%s, ',' || chapters_node.id || ','), 0)"
 
 MATCH = "SELECT rowid FROM {table} WHERE {table} MATCH %s"
+INDEX_MATCH = MATCH.format(table="chapters_node_search")
+
+# The first SLICE matches in the order of ranking.ORDER, and the number of all matches.
+RANKED = """{scored}
+SELECT id, COUNT(*) OVER () FROM (
+    SELECT n.id, n.title, n.tree_id, n.lft,
+        ({title_is_query}) AS title_is_query, {coverage} AS coverage,
+        {title_coverage} AS title_coverage, {adjacent} AS adjacent, {score} AS score
+    FROM chapters_node n {indexed} WHERE {conditions}
+)
+ORDER BY title_is_query DESC, coverage DESC, title_coverage DESC, adjacent DESC,
+    CASE WHEN title_coverage > 0 AND title_coverage < {every_term} THEN length(title) ELSE 0 END,
+    CASE WHEN title_coverage = {every_term} THEN 0 ELSE coalesce(score, 0) END, tree_id, lft
+LIMIT {slice}"""
 
 
 def indexed(using):
@@ -64,28 +92,135 @@ def _substring(term):
     return Q(title__contains=term.text) | Q(body_text__contains=term.text)
 
 
-def find(nodes, query, title_is_query):
-    """Return ``nodes`` filtered by ``query`` and ordered, best first (module docstring)."""
-    words = [_expression(term) for term in query.terms if term.kind != "substring"]
-    in_title = Q()
+def find(nodes, query, title_is_query, *, every=True):
+    """Return the :class:`.results.Found` ``nodes`` that match every term of ``query`` (or
+    any of them, when not ``every``), best first.
+
+    Order (docs/search.md, "Ranking"): the keys of :data:`.ranking.ORDER`, with this
+    ``relevance``: for nodes with every term in the title, none (tree order); for the
+    others, FTS5's ``bm25()`` of their headings and body (``chapters_node_text``), headings
+    weighted :data:`HEADING_WEIGHT` times the body. The first :data:`SLICE` are ranked so in
+    one query, which also counts the matches; the rest follow in tree order.
+
+    ``title_is_query``, the expression PostgreSQL orders by, is not used: the ranking query
+    compares the titles of :meth:`.query.Query.titles` itself, as SQL.
+    """
+    words = [term for term in query.terms if term.kind != "substring"]
+    substrings = [term for term in query.terms if term.kind == "substring"]
+    base = nodes
     if words:
-        nodes = nodes.filter(_matching(" AND ".join(words)))
-        in_title &= _matching("title : (" + " AND ".join(words) + ")")
-    for term in query.terms:
-        if term.kind == "substring":
+        joined = (" AND " if every else " OR ").join(_expression(term) for term in words)
+        nodes = nodes.filter(_matching(joined))
+    if every:
+        for term in substrings:
             nodes = nodes.filter(_substring(term))
-            in_title &= Q(title__contains=term.text)
+    elif substrings and not words:
+        nodes = nodes.filter(reduce(or_, (_substring(term) for term in substrings)))
     for term in query.excluded:
         nodes = nodes.exclude(
             _substring(term) if term.kind == "substring" else _matching(_expression(term))
         )
-    # A query of excluded terms only has nothing to find in titles.
-    all_in_title = (
-        Case(When(in_title, then=Value(True)), default=Value(False)) if in_title else Value(False)
+    nodes = nodes.order_by("tree_id", "lft")
+    if not query.terms:
+        return Found(nodes)
+    ids, count = _ranked(base, query, every, words)
+    position = RawSQL(POSITION, [",".join(["", *map(str, ids), ""])], output_field=IntegerField())
+    ordered = nodes.alias(position=position).order_by(
+        F("position").asc(nulls_last=True), "tree_id", "lft"
     )
-    return nodes.alias(title_is_query=title_is_query, in_title=all_in_title).order_by(
-        "-title_is_query", "-in_title", "tree_id", "lft"
+    return Found(ordered, count, ranked=ids)
+
+
+def matches(nodes, term):
+    """Return whether any of ``nodes`` matches ``term`` (one query)."""
+    return nodes.filter(
+        _substring(term) if term.kind == "substring" else _matching(_expression(term))
+    ).exists()
+
+
+def _ranked(base, query, every, words):
+    """Return the ids of the first :data:`SLICE` nodes of ``base`` that match ``query``, in
+    order, and the number of all that match.
+
+    The keys of :data:`.ranking.ORDER`, written as SQL (:data:`RANKED`) rather than built as
+    Django expressions, whose compiling cost more than running the query. The nodes are
+    read from the index ``chapters_node_outline`` (tree order, title, status and path), and
+    every condition is a lookup in a set of ids the FTS5 tables give: a row of the node
+    table, with its body and HTML, is not read, though a broad word matches thousands
+    (but for a substring too short for the trigram index, looked for in every body).
+    """
+    params = []
+
+    def met(conditions, join=" + "):
+        """Return the SQL of ``conditions`` (SQL and params) joined, keeping their params."""
+        for _, condition_params in conditions:
+            params.extend(condition_params)
+        return join.join(f"({sql})" for sql, _ in conditions)
+
+    titles = query.titles()
+    title_is_query = " OR ".join([r"n.title LIKE %s ESCAPE '\'"] * len(titles)) or "0"
+    params.extend(_like(title) for title in titles)
+    every_term = len(query.terms)
+    coverage = str(every_term) if every else met([_sql(term) for term in query.terms])
+    title_coverage = met([_sql(term, title=True) for term in query.terms])
+    pairs = [(f"n.id IN ({INDEX_MATCH})", [_string(f"{a} {b}")]) for a, b in query.pairs()]
+    adjacent = met(pairs) or "0"
+    conditions = []
+    if words:
+        joined = (" AND " if every else " OR ").join(_expression(term) for term in words)
+        conditions.append((f"n.id IN ({INDEX_MATCH})", [joined]))
+    if every or not words:
+        substrings = [_sql(term) for term in query.terms if term.kind == "substring"]
+        conditions += [(met(substrings, " AND " if every else " OR "), [])] if substrings else []
+    conditions += [(f"NOT ({sql})", sql_params) for sql, sql_params in map(_sql, query.excluded)]
+    if base.query.where:
+        sql, sql_params = base.values("pk").order_by().query.sql_with_params()
+        conditions.append((f"n.id IN ({sql})", sql_params))
+    # A substring shorter than a trigram is looked for in every body: a scan of the table.
+    short = [
+        t
+        for t in query.terms + query.excluded
+        if t.kind == "substring" and len(t.text) < MIN_PREFIX
+    ]
+    sql = RANKED.format(
+        indexed="" if short else "INDEXED BY chapters_node_outline",
+        scored=SCORED.format(weight=HEADING_WEIGHT) if words else "",
+        score="(SELECT score FROM scored WHERE scored.node = n.id)" if words else "NULL",
+        title_is_query=title_is_query,
+        coverage=coverage,
+        title_coverage=title_coverage,
+        adjacent=adjacent,
+        conditions=met(conditions, " AND "),
+        every_term=every_term,
+        slice=SLICE,
     )
+    if words:
+        # Bodies with every word only, when every word must match: a broad word's bodies
+        # are not scored for nothing.
+        params.insert(0, (" AND " if every else " OR ").join(_expression(t) for t in words))
+    with connections[base.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return [pk for pk, _ in rows], rows[0][1] if rows else 0
+
+
+def _sql(term, title=False):
+    """Return the SQL condition (and its params) true for the nodes that match ``term``, in
+    their title alone when ``title``."""
+    if term.kind != "substring":
+        expression = _expression(term)
+        return f"n.id IN ({INDEX_MATCH})", ["title : " + expression if title else expression]
+    if title:
+        return "instr(n.title, %s) > 0", [term.text]
+    if len(term.text) >= MIN_PREFIX:
+        trigram = MATCH.format(table="chapters_node_trigram")
+        return f"n.id IN ({trigram})", [_string(term.text)]
+    return "instr(n.title, %s) > 0 OR instr(n.body_text, %s) > 0", [term.text, term.text]
+
+
+def _like(text):
+    """Return a ``LIKE`` pattern equal to ``text`` ignoring case, as Django's ``iexact``."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def title_candidates(nodes, word):
@@ -94,13 +229,24 @@ def title_candidates(nodes, word):
     The trigram index is asked for titles holding any of the word's trigrams (FTS5's
     ``bm25`` ranks those holding more, and rarer, first).
     """
+    return _candidates(nodes, word, "title")
+
+
+def body_candidates(nodes, word):
+    """Return body texts that share trigrams with ``word``, as :func:`title_candidates`."""
+    return _candidates(nodes, word, "body_text")
+
+
+def _candidates(nodes, word, column):
+    """Return the ``column`` of the :data:`CANDIDATES` nodes sharing most trigrams with
+    ``word``."""
     pieces = sorted({piece.strip() for piece in trigrams(word) if len(piece.strip()) == 3})
     if not pieces:
         return []
-    expression = "title : (" + " OR ".join(_string(piece) for piece in pieces) + ")"
+    expression = f"{column} : (" + " OR ".join(_string(piece) for piece in pieces) + ")"
     ranked = RawSQL(
         "SELECT rowid FROM chapters_node_trigram WHERE chapters_node_trigram MATCH %s "
         "ORDER BY rank LIMIT %s",
         [expression, CANDIDATES],
     )
-    return list(nodes.filter(pk__in=ranked).values_list("title", flat=True))
+    return list(nodes.filter(pk__in=ranked).values_list(column, flat=True))

@@ -13,7 +13,7 @@ progress = importlib.import_module("chapters.migrations.0027_progress")
 
 
 class Migration(migrations.Migration):
-    dependencies = [("chapters", "0027_progress")]
+    dependencies = [("chapters", "0029_search")]
 
     operations = [
         progress.AddNodeField(

@@ -1,0 +1,56 @@
+"""What a search finds: the nodes, best first, and how many, for a ``Paginator``."""
+
+__all__ = ["Found"]
+
+
+class Found:
+    """The nodes a query finds, best first, with their number when it is known already.
+
+    A backend that ranks in a query of its own (``chapters.search.sqlite``) learns the
+    number of matches there, so the ``Paginator`` need not count them again. Everything but
+    :meth:`count` and slicing is the queryset's (``values_list()``, ``exists()``, ...).
+
+    Args:
+        nodes: a lazy queryset of the nodes, in order.
+        count: their number, or None to let the queryset count them.
+        every: False when they match some terms of the query only, as no node matched
+            them all (``chapters.search.find_nodes``).
+        ranked: the ids of the first nodes in order, when the backend ranked them apart: a
+            slice within them is read by id, without ordering every match again.
+    """
+
+    def __init__(self, nodes, count=None, *, every=True, ranked=None):
+        self.nodes = nodes
+        self._count = count
+        self.every = every
+        self._ranked = ranked
+
+    def count(self):
+        """Return the number of nodes found."""
+        return self.nodes.count() if self._count is None else self._count
+
+    def empty(self):
+        """Return True when nothing is found (without a query when the number is known)."""
+        return self._count == 0 if self._count is not None else not self.nodes.exists()
+
+    def __len__(self):
+        return self.count()
+
+    def __getitem__(self, index):
+        ranked = self._ranked
+        if isinstance(index, slice) and ranked is not None and index.step is None:
+            start, stop = index.start or 0, index.stop
+            every_ranked = len(ranked) == self._count
+            if stop is not None and start >= 0 and (stop <= len(ranked) or every_ranked):
+                ids = ranked[start:stop]
+                if not ids:
+                    return []
+                by_id = {node.pk: node for node in self.nodes.filter(pk__in=ids).order_by()}
+                return [by_id[pk] for pk in ids]
+        return self.nodes[index]
+
+    def __iter__(self):
+        return iter(self.nodes)
+
+    def __getattr__(self, name):
+        return getattr(self.nodes, name)
