@@ -210,6 +210,19 @@ def test_chapter_page_without_prerequisites_shows_none(client, small_tree):
     assert page.select("nav.prerequisites") == []
 
 
+def test_chapter_page_with_prerequisites_costs_two_queries_more(
+    client, small_tree, django_assert_num_queries
+):
+    from tests.test_views import QUERIES_PER_CACHED_PAGE, QUERIES_PER_CHAPTER_PAGE
+
+    edit("Chapter Three", requires=ids("Chapter One"))
+    client.get("/area-a/section-a1/chapter-two/")  # the contents, kept for the version
+    with django_assert_num_queries(QUERIES_PER_CHAPTER_PAGE + 2):
+        client.get("/area-a/section-a1/chapter-three/")
+    with django_assert_num_queries(QUERIES_PER_CACHED_PAGE):
+        client.get("/area-a/section-a1/chapter-three/")
+
+
 def test_chapter_page_is_the_same_for_every_anonymous_reader(client, small_tree):
     from django.test import Client
 

@@ -6,7 +6,7 @@ docs/images/learners/ keeps."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import SCREENSHOTS
+from tests.browser.conftest import DESKTOP, PHONE, SCREENSHOTS
 from tests.browser.test_accessibility import violations
 from tests.helpers import edit, node
 
@@ -58,6 +58,9 @@ def test_prerequisites_before_this_with_a_tick_the_path_and_the_graph(browse, sm
     assert fill != "none"
     assert page.locator("a.prerequisite-node:not(.is-done)").count() == 3
     assert violations(page) == []
+    page.set_viewport_size(PHONE)  # the graph scrolls in its own box, never the page
+    assert page.evaluate("document.documentElement.scrollWidth") == PHONE["width"]
+    page.set_viewport_size(DESKTOP)
     page.locator("a.prerequisite-node[href='/area-a/section-a2/chapter-four/']").click()
     expect(page).to_have_url(f"{page.url.split('/area-a')[0]}/area-a/section-a2/chapter-four/")
 
