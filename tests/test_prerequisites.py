@@ -138,7 +138,13 @@ def test_editor_of_a_published_page_proposes_prerequisites_for_review(client, sm
     client.post(EDIT_THREE, {**form, "save": "1"})
     change = PendingChange.objects.get()
     assert (change.requires, node("Chapter Three").requires) == (ids("Chapter One"), [])
-    workflow.approve(change, role_user("rev", "Reviewer"), "http://testserver/")
+    reviewer = role_user("rev", "Reviewer")
+    client.force_login(reviewer)
+    rows = soup(client.get(change.get_absolute_url())).select(".diff-fields tbody tr")
+    assert [[cell.text for cell in row.select("th, td")] for row in rows] == [
+        ["Prerequisites", "(none)", "Chapter One"]
+    ]
+    workflow.approve(change, reviewer, "http://testserver/")
     assert node("Chapter Three").requires == ids("Chapter One")
 
 
