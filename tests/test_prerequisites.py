@@ -138,6 +138,8 @@ def test_editor_of_a_published_page_proposes_prerequisites_for_review(client, sm
     client.post(EDIT_THREE, {**form, "save": "1"})
     change = PendingChange.objects.get()
     assert (change.requires, node("Chapter Three").requires) == (ids("Chapter One"), [])
+    again = form_values(soup(client.get(EDIT_THREE)), "editor")  # the change, taken up
+    assert again["requires"] == "area-a/section-a1/chapter-one"
     reviewer = role_user("rev", "Reviewer")
     client.force_login(reviewer)
     rows = soup(client.get(change.get_absolute_url())).select(".diff-fields tbody tr")

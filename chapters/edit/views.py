@@ -208,6 +208,8 @@ def _fresh_form(request, node, adding):
         "status": source.status or page.status,
         "parent": source.parent_id,
         "body": source.body,
+        # A draft does not keep them: the page's own.
+        "requires": getattr(source, "requires", page.requires),
         "summary": source.summary,
         "base_revision": base,
         "conflicts": getattr(source, "conflicts", ""),
