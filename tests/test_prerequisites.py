@@ -452,3 +452,12 @@ def test_comparing_revisions_shows_the_prerequisites_by_title(small_tree):
     assert [(c.label, c.old, c.new) for c in compare(old, new)["fields"]] == [
         ("Prerequisites", "Chapter One", "Chapter Two, Chapter One")
     ]
+
+
+def test_editor_draft_keeps_the_prerequisites_as_typed(client, small_tree):
+    client.force_login(role_user("ed", "Editor"))
+    form = form_values(soup(client.get(EDIT_THREE)), "editor")
+    form["requires"] = "area-a/section-a1/chapter-one\nnowhere"
+    client.post("/drafts/edit/area-a/section-a1/chapter-three/", form)
+    restored = form_values(soup(client.get(f"{EDIT_THREE}?restore=draft")), "editor")
+    assert restored["requires"] == "area-a/section-a1/chapter-one\nnowhere"

@@ -1,5 +1,6 @@
 """``Node.requires``: the chapters a chapter builds on, by id, in reading order
-(``chapters.models.prerequisites``), in its revisions and in its pending changes.
+(``chapters.models.prerequisites``), in its revisions and in its pending changes, and
+``EditDraft.requires``, the editor's field as typed.
 
 SQLite makes the node table again to add a column that is not null: migration 0027's
 ``AddNodeField`` puts its triggers and indexes back.
@@ -40,5 +41,10 @@ class Migration(migrations.Migration):
             field=models.JSONField(
                 blank=True, default=list, help_text="The prerequisites' ids (``Node.requires``)."
             ),
+        ),
+        migrations.AddField(
+            model_name="editdraft",
+            name="requires",
+            field=models.TextField(blank=True),
         ),
     ]
