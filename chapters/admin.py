@@ -59,7 +59,7 @@ class NodeAdmin(DraggableMPTTAdmin):
     readonly_fields = ["path", "updated"]
     fieldsets = [
         (None, {"fields": ["title", "slug", "kind", "status", "parent"]}),
-        ("Content", {"fields": ["body", "summary", "base_revision", "conflicts"]}),
+        ("Content", {"fields": ["body", "requires", "summary", "base_revision", "conflicts"]}),
         ("Derived", {"fields": ["path", "updated"], "classes": ["collapse"]}),
     ]
 

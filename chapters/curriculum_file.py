@@ -8,10 +8,12 @@ The nodes come in tree order (a parent before its children, siblings in the edit
 Each is an object of eight fields: ``path`` (the node's URL path, its natural key), ``parent``
 (the parent's path, or null for an area), ``slug`` (the last segment of the path), ``kind``,
 ``status``, ``title``, ``body`` (Markdown) and ``updated`` (the date of its latest revision,
-ISO 8601 with a UTC offset). What is derived from them (HTML, text, headings, links,
-redirects, django-mptt's tree numbers) is left out; an import saves through the model, which
-derives it again. The same database always gives the same bytes: keys sorted, two spaces of
-indent, UTF-8 without escapes, a final newline.
+ISO 8601 with a UTC offset), and a chapter with prerequisites a ninth, ``requires``, the
+paths of the chapters it builds on, in order (without it, a chapter has none). What is
+derived from them (HTML, text, headings, links, redirects, django-mptt's tree numbers) is
+left out; an import saves through the model, which derives it again. The same database
+always gives the same bytes: keys sorted, two spaces of indent, UTF-8 without escapes, a
+final newline.
 """
 
 import json
@@ -27,7 +29,7 @@ from .imports.engine import (
     date_latest_revision,
     tree_position,
 )
-from .imports.entries import Entry, body_problems, node_problems
+from .imports.entries import Entry, body_problems, node_problems, requires_problems
 from .models import RESERVED_ROOT_SLUGS, Node, tree_write
 
 __all__ = [
@@ -45,6 +47,8 @@ __all__ = [
 FORMAT = "curriculum-wiki"
 VERSION = 1
 FIELDS = ("body", "kind", "parent", "path", "slug", "status", "title", "updated")
+# The fields a node may leave out (``requires``: none).
+OPTIONAL = ("requires",)
 # What the import engine does with a file's entries: match them by path (their place), the
 # file's content replacing the site's, a new first sibling before the next one the tree has.
 POLICY = Policy(use_ids=False, keep_site_edits=False, new_first="before_next")
@@ -88,8 +92,12 @@ def export_curriculum():
     Returns:
         The JSON text, ending with a newline; the same for the same database.
     """
-    nodes = [
-        {
+    read = ("body", "kind", "path", "slug", "status", "title", "updated", "requires")
+    stored = list(Node.objects.only(*read))
+    paths = {node.pk: node.path for node in stored}
+    nodes = []
+    for node in stored:
+        fields = {
             "body": node.body,
             "kind": node.kind,
             "parent": node.path.rpartition("/")[0] or None,
@@ -99,8 +107,10 @@ def export_curriculum():
             "title": node.title,
             "updated": node.updated.astimezone(UTC).isoformat(),
         }
-        for node in Node.objects.only("body", "kind", "path", "slug", "status", "title", "updated")
-    ]
+        requires = [paths[pk] for pk in node.requires if pk in paths]
+        if requires:
+            fields["requires"] = requires
+        nodes.append(fields)
     document = {"format": FORMAT, "version": VERSION, "nodes": nodes}
     return json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
@@ -202,7 +212,7 @@ def _read_entry(index, fields):
         return None, [f"{label}: is not an object."]
     if isinstance(fields.get("path"), str):
         label = f"{label} “{fields['path']}”"
-    missing, unknown = set(FIELDS) - fields.keys(), fields.keys() - set(FIELDS)
+    missing, unknown = set(FIELDS) - fields.keys(), fields.keys() - {*FIELDS, *OPTIONAL}
     if missing or unknown:
         return None, [
             f"{label}: {name} field{'s' if len(names) > 1 else ''} "
@@ -224,6 +234,7 @@ def _read_entry(index, fields):
         status=fields["status"],
         body=fields["body"],
         given_path=fields["path"],
+        requires=fields.get("requires", []),
     )
     return entry, [f"{label}: {problem}" for problem in _field_problems(entry, fields["updated"])]
 
@@ -258,6 +269,7 @@ def _field_problems(entry, updated):
     if unreadable:
         yield unreadable
     yield from body_problems(entry)
+    yield from requires_problems(entry)
 
 
 def _check_tree(entries, kinds):

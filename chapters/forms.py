@@ -7,6 +7,7 @@ from mptt.forms import MPTTAdminForm
 
 from .edit.conflicts import MergingFormMixin
 from .edit.forms import SummaryField
+from .edit.prerequisites import PrerequisitesField
 from .models import Node
 from .permissions import PUBLISHED, can_move, can_publish, statuses_for
 from .search import MAX_QUERY_LENGTH
@@ -122,7 +123,8 @@ class NodeAdminForm(MergingFormMixin, MPTTAdminForm):
     If another revision was saved since, the form is merged with it three ways and shown
     again, unsaved, as the site's editor does (``chapters.edit.conflicts``): the next Save
     saves the merged form, and never discards the other editor's change unseen. The parent
-    is chosen by its path of titles. The workflow holds here too
+    is chosen by its path of titles, the prerequisites by their paths
+    (``chapters.edit.prerequisites``). The workflow holds here too
     (``permissions.statuses_for``): only a reviewer publishes or unpublishes, and an edit of
     a published page by someone who may not publish is refused, pointing to the site's
     editor, where it becomes a pending change; so is their move of a section with published
@@ -134,10 +136,11 @@ class NodeAdminForm(MergingFormMixin, MPTTAdminForm):
     user = None
 
     summary = SummaryField()
+    requires = PrerequisitesField()
 
     class Meta:
         model = Node
-        fields = ["title", "slug", "kind", "status", "parent", "body"]
+        fields = ["title", "slug", "kind", "status", "parent", "body", "requires"]
 
     def clean(self):
         """Merge with a newer revision if there is one; then keep to the workflow.

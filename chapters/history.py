@@ -60,7 +60,8 @@ def compare(old, new):
 
     Returns:
         A dict with ``fields`` (a list of :class:`chapters.diff.FieldChange` for title,
-        slug, kind, status and parent) and ``body`` (hunks as ``diff_text`` returns them).
+        slug, kind, status, parent and prerequisites, by title) and ``body`` (hunks as
+        ``diff_text`` returns them).
     """
     parents = dict(
         Node.objects.filter(pk__in=[old.parent_id, new.parent_id]).values_list("pk", "title")
@@ -71,12 +72,21 @@ def compare(old, new):
             return "(top level)"
         return parents.get(revision.parent_id, f"(deleted section #{revision.parent_id})")
 
+    def requires(revision):
+        named = [titles.get(pk, f"(deleted page #{pk})") for pk in revision.requires]
+        return ", ".join(named) or "(none)"
+
+    titles = {}
+    if old.requires != new.requires:
+        wanted = {*old.requires, *new.requires}
+        titles = dict(Node.objects.filter(pk__in=wanted).values_list("pk", "title"))
     fields = [
         ("Title", lambda r: r.title),
         ("Slug", lambda r: r.slug),
         ("Kind", lambda r: choice_label(Node.Kind, r.kind)),
         ("Status", lambda r: choice_label(Node.Status, r.status)),
         ("Parent", parent),
+        ("Prerequisites", requires),
     ]
     return {"fields": field_changes(old, new, fields), "body": diff_text(old.body, new.body)}
 
@@ -84,9 +94,10 @@ def compare(old, new):
 def restore_fields(node, revision, *, keep_status=False):
     """Set on ``node``, in memory, the fields a revert to ``revision`` gives it now.
 
-    Title, status and body are always restored. Slug, kind and parent are restored only where
-    the tree allows it now (the parent still exists and may hold the node, no sibling has
-    taken the slug, a node with children stays a section). Nothing is saved: :func:`revert`
+    Title, status and body are always restored, and the prerequisites that are still pages.
+    Slug, kind and parent are restored only where the tree allows it now (the parent still
+    exists and may hold the node, no sibling has taken the slug, a node with children stays a
+    section). Nothing is saved: :func:`revert`
     saves, and the revert's confirmation page compares the result with the page as it is.
 
     Args:
@@ -100,6 +111,10 @@ def restore_fields(node, revision, *, keep_status=False):
     """
     notes = []
     node.title, node.body = revision.title, revision.body
+    present = set(Node.objects.filter(pk__in=revision.requires).values_list("pk", flat=True))
+    node.requires = [pk for pk in revision.requires if pk in present]
+    if len(node.requires) < len(revision.requires):
+        notes.append("A prerequisite it named has been deleted, so it is left out.")
     if not keep_status:
         node.status = revision.status
     current = (node.kind, node.parent, node.slug)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.db.models import Q
 
 from .models import Link, MediaUse, Node
+from .models.prerequisites import missing_prerequisites
 from .navigation import table_of_contents
 from .outline import SCAFFOLD_BODY
 
@@ -116,10 +117,13 @@ def stalest_chapters(area=None, limit=STALEST):
 
 
 def broken_links(area=None):
-    """Return the links that resolve to no node and the media references that find no item,
-    with their sources, in the sources' order (links first within a source): two queries.
+    """Return the links that resolve to no node, the media references that find no item and
+    the prerequisites that name a deleted page, with their sources, in the sources' order
+    (links, then media, then prerequisites within a source): three queries, four when a
+    chapter has prerequisites, five when one of them is missing
+    (:func:`~chapters.models.prerequisites.missing_prerequisites`).
 
-    Both have ``source``, ``kind``, ``text`` and ``problem``.
+    All have ``source``, ``kind``, ``text`` and ``problem``.
     """
     order = ("source__tree_id", "source__lft", "pk")
     links = Link.objects.filter(target=None).select_related("source")
@@ -127,5 +131,5 @@ def broken_links(area=None):
     if area is not None:
         links = links.filter(source__tree_id=area.tree_id)
         media = media.filter(source__tree_id=area.tree_id)
-    found = [*links.order_by(*order), *media.order_by(*order)]
+    found = [*links.order_by(*order), *media.order_by(*order), *missing_prerequisites(area)]
     return sorted(found, key=lambda row: (row.source.tree_id, row.source.lft))

@@ -4,7 +4,7 @@ chapters/models/placement.py)."""
 
 from django.urls import path, register_converter
 
-from . import crawlers, diagrams, feeds, health, metrics, progress, views
+from . import crawlers, diagrams, feeds, health, metrics, prerequisites, progress, views
 from .books import views as books
 from .discussion import feeds as discussion_feeds
 from .discussion import views as discussion
@@ -81,6 +81,11 @@ urlpatterns = [
     path("progress/", progress.progress, name="progress"),
     path("progress/join/", progress.progress_join, name="progress-join"),
     path("links/broken/", views.broken_links, name="broken-links"),
+    path(
+        "prerequisites/<slug:slug>/",
+        prerequisites.area_prerequisites,
+        name="prerequisites",
+    ),
     # Editing on the site (chapters.edit).
     path("edit/titles.json", edit_views.titles, name="titles"),
     path("edit/<nodepath:path>/", edit_views.edit, name="edit"),

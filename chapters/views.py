@@ -29,6 +29,7 @@ from .markdown.printing import for_print
 from .metrics import SEARCH_SECONDS
 from .models import LinkResolver, MediaResolver, Node, PathRedirect
 from .permissions import can_revert
+from .prerequisites import chapter_prerequisites
 from .search.areas import search_areas
 
 REVISIONS_PER_PAGE = 50
@@ -51,7 +52,8 @@ def node_detail(request, path):
     """Render the section or chapter at ``path``; 301 from a path it had before; else 404.
 
     Editors (``permissions.can_edit``) also get a link to the page's editor; signed-in users
-    see the changes waiting for review and a Watch button (``edit.workflow.page_tools``).
+    see the changes waiting for review and a Watch button (``edit.workflow.page_tools``). A
+    chapter shows its prerequisites (``chapters.prerequisites``).
     """
     node = Node.objects.filter(path=path).first()
     if node is None:
@@ -68,6 +70,7 @@ def node_detail(request, path):
     if request.user.is_authenticated:
         context["tools"] = page_tools(request.user, node)
     if node.is_chapter:
+        context["before"], context["path"] = chapter_prerequisites(node)
         context["previous"], context["next"] = around.previous, around.next
         context["came_from"], context["continue_to"] = around.came_from, around.continue_to
         return render(request, "chapters/chapter.html", context)

@@ -87,6 +87,7 @@ def test_api_page_by_id_and_by_path_for_every_role(client, small_tree, role):
         "revision": latest_revision("Chapter One"),
         "body": "This chapter is currently a scaffold.",
         "body_html": BODY_HTML,
+        "requires": [],
     }
     if role not in ("anonymous", "reader"):
         expected["pending_changes"] = []

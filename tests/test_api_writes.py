@@ -263,6 +263,7 @@ def test_api_new_chapter_for_every_role(client, small_tree, role):
         "revision": revision.history_id,
         "body": "Fresh.",
         "body_html": "<p>Fresh.</p>",
+        "requires": [],
         "pending_changes": [],
     }
     assert (revision.history_user, revision.history_change_reason) == (user, "Started it")

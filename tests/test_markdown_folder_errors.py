@@ -144,7 +144,7 @@ def test_an_unknown_status_a_bad_slug_or_id_and_an_unknown_name(files):
         f"{TWO} line 3: the status “finished” is not one of draft, review, published.",
         "area-b/index.md line 6: “id” is not a whole number.",
         f"{SIX} line 5: “colour” is not a name the front matter knows (title, status, slug, "
-        "updated, id).",
+        "updated, id, requires).",
         f"{SIX} line 4: the slug “chapter six” is not a slug (letters, digits, “-” or “_”).",
     ]
 

@@ -63,6 +63,10 @@ class PageSerializer(TreeNodeSerializer):
     revision = serializers.SerializerMethodField()
     body = serializers.CharField()
     body_html = serializers.CharField()
+    requires = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="The ids of the chapters it builds on, in reading order.",
+    )
     pending_changes = PendingSerializer(many=True, required=False, help_text="Editors only.")
 
     @extend_schema_field(CrumbSerializer(many=True))

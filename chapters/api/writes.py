@@ -29,6 +29,7 @@ from rest_framework.views import APIView
 from ..edit import workflow
 from ..edit.forms import EditForm
 from ..edit.merge import conflicts_in, has_markers, lines
+from ..edit.prerequisites import requires_text
 from ..edit.views import changed
 from ..models import Node, tree_write
 from ..permissions import can_add, can_delete, can_edit
@@ -81,6 +82,11 @@ class EditSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Node.Status.choices, required=False)
     parent = serializers.IntegerField(required=False, allow_null=True, help_text="A section.")
     body = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    requires = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="The ids of the chapters it builds on, in reading order.",
+    )
     summary = serializers.CharField(required=False, allow_blank=True, default="")
 
 
@@ -105,7 +111,13 @@ def form_data(node, edit):
         "status": base.status,
         "parent": base.parent_id,
         "body": base.body,
+        "requires": requires_text(base.requires),
         **{name: edit[name] for name in ("title", "status", "parent", "body") if name in edit},
+        **(
+            {"requires": requires_text(edit["requires"], missing="#{}")}
+            if "requires" in edit
+            else {}
+        ),
         "summary": edit["summary"],
         "base_revision": edit["base_revision"],
     }

@@ -161,6 +161,7 @@ def _propose(node, user, base_url, *, summary, **place):
             status=node.status,
             parent_id=node.parent_id,
             body=node.body,
+            requires=node.requires,
             summary=summary,
         )
     for name, value in place.items():

@@ -27,6 +27,7 @@ from django import forms
 from ..history import compare
 from ..models import REVISION_FIELDS, Node
 from .merge import conflicts_in, has_markers, merge_fields, merge_text, resolve
+from .prerequisites import requires_text
 
 __all__ = [
     "CHOOSE",
@@ -142,7 +143,7 @@ class MergingFormMixin(forms.Form):
     :class:`Merge`, ``self.merge`` holds it and the form's data holds the merged values.
     """
 
-    merged = ("title", "slug", "kind", "status", "parent", "body")
+    merged = ("title", "slug", "kind", "status", "parent", "body", "requires")
 
     # A revision's id is a 64-bit integer on every database (simple-history's AutoField).
     base_revision = forms.IntegerField(
@@ -280,11 +281,12 @@ class MergingFormMixin(forms.Form):
         values, conflicting = merge_fields(old, revision_fields(theirs), yours)
         data = self.data.copy()
         for name, value in values.items():
+            value = self.form_value(name, value)
             data[self.field_name(name)] = "" if value is None else str(value)
         carried = {}
         for name, (mine, other) in conflicting.items():
             field = self.field_name(name)
-            carried[field] = [mine, other]
+            carried[field] = [self.form_value(name, mine), self.form_value(name, other)]
             data.pop(field, None)
         body_conflicts = 0
         if "body" in self.fields and "body" in self.cleaned_data:
@@ -306,6 +308,11 @@ class MergingFormMixin(forms.Form):
             body_conflicts=body_conflicts,
         )
         return self.merge
+
+    def form_value(self, name, value):
+        """Return a revision's value of field ``name`` as the form's data holds it: itself,
+        but the prerequisites as the paths their field shows (``PrerequisitesField``)."""
+        return requires_text(value) if name == "requires" else value
 
     def attname(self, name):
         """Return the revision's name for form field ``name`` (``parent_id`` for the parent)."""

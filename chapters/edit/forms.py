@@ -10,6 +10,7 @@ from ..navigation import title_paths
 from ..permissions import statuses_for
 from .conflicts import MergingFormMixin
 from .merge import lines
+from .prerequisites import PrerequisitesField
 
 __all__ = ["DecisionForm", "EditForm", "NodePathChoiceField", "SummaryField"]
 
@@ -62,7 +63,8 @@ class NodePathChoiceField(TreeNodeChoiceField):
 
 
 class EditForm(MergingFormMixin):
-    """A page's title, status, section, edit summary and Markdown body, as the site edits it.
+    """A page's title, status, section, edit summary, Markdown body and prerequisites
+    (:class:`~.prerequisites.PrerequisitesField`), as the site edits it.
 
     The statuses offered are those the user may set (``permissions.statuses_for``); a
     posted form also accepts those they could set when they opened it, so that a status
@@ -78,7 +80,7 @@ class EditForm(MergingFormMixin):
         initial: the fields' first values, for a form shown fresh.
     """
 
-    merged = ("title", "status", "parent", "body")
+    merged = ("title", "status", "parent", "body", "requires")
 
     title = forms.CharField(max_length=TITLE_MAX_LENGTH)
     status = forms.ChoiceField()
@@ -96,6 +98,7 @@ class EditForm(MergingFormMixin):
         widget=forms.Textarea(attrs={"rows": 24, "spellcheck": "true"}),
         help_text=f"Markdown, at most {BODY_MAX_LENGTH:,} characters.",
     )
+    requires = PrerequisitesField()
 
     def __init__(self, data=None, *, node, user, initial=None):
         self.instance = node
@@ -106,6 +109,7 @@ class EditForm(MergingFormMixin):
                 "status": node.status,
                 "parent": node.parent_id,
                 "body": node.body,
+                "requires": node.requires,
             }
         super().__init__(data, initial=initial)
         self.user, self.stored_status = user, stored
@@ -123,6 +127,8 @@ class EditForm(MergingFormMixin):
                 pk__in=node.get_descendants(include_self=True).values("pk")
             )
         parent.required = node.is_chapter
+        if not node.is_chapter:
+            del self.fields["requires"]
 
     def allow_statuses(self, allowed):
         """Offer the statuses in ``allowed``, in ``Node.Status``'s order."""
@@ -158,6 +164,8 @@ class EditForm(MergingFormMixin):
         node = self.instance
         node.title, node.status = cleaned["title"], cleaned["status"]
         node.parent, node.body = cleaned.get("parent"), cleaned["body"]
+        if "requires" in self.fields:
+            node.requires = cleaned["requires"]
         try:
             node.clean()
         except ValidationError as error:

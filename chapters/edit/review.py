@@ -156,10 +156,15 @@ def _diff(change, paths):
             return "(top level)"
         return " / ".join(paths.get(item.parent_id, ["(a deleted section)"]))
 
+    def requires(item):
+        titles = [paths.get(pk, ["(a deleted page)"])[-1] for pk in item.requires]
+        return ", ".join(titles) or "(none)"
+
     labels = [
         ("Title", lambda item: item.title),
         ("Status", lambda item: choice_label(Node.Status, item.status)),
         ("Section", parent),
+        ("Prerequisites", requires),
     ]
     return {
         "fields": field_changes(base, change, labels),

@@ -45,6 +45,7 @@ DRAFT_LIMITS = {
     "body": 2 * BODY_MAX_LENGTH,
     "summary": 255,
     "conflicts": 4 * TITLE_MAX_LENGTH + 100,
+    "requires": 20_000,
 }
 DRAFT_FIELDS = tuple(DRAFT_LIMITS)
 
@@ -208,6 +209,7 @@ def _fresh_form(request, node, adding):
         "status": source.status or page.status,
         "parent": source.parent_id,
         "body": source.body,
+        "requires": source.requires,
         "summary": source.summary,
         "base_revision": base,
         "conflicts": getattr(source, "conflicts", ""),

@@ -90,6 +90,7 @@ def save_edit(node, user, *, summary, base_revision, base_url):
                 "status": node.status,
                 "parent": node.parent,
                 "body": node.body,
+                "requires": node.requires,
                 "summary": one_line(summary),
                 "updated": timezone.now(),
             },
@@ -156,6 +157,7 @@ def propose_restored(node, user, base_url):
             status=PUBLISHED,
             parent_id=fields["parent_id"],
             body=fields["body"],
+            requires=fields["requires"],
             summary=PUBLISH_RESTORED,
         )
     else:
@@ -166,6 +168,7 @@ def propose_restored(node, user, base_url):
         if conflicts or text.conflicts:
             return own
         own.title, own.parent_id, own.body = values["title"], values["parent_id"], text.text
+        own.requires = values["requires"]
         own.status, own.base_revision, own.updated = PUBLISHED, latest.history_id, timezone.now()
         own.save()
         change = own
@@ -224,7 +227,7 @@ def _approve(change, reviewer, base_url, comment):
             )
         fields = {**values, "body": text.text}
     node.title, node.status, node.body = fields["title"], fields["status"], fields["body"]
-    node.parent_id = fields["parent_id"]
+    node.parent_id, node.requires = fields["parent_id"], fields["requires"]
     node.slug = change.slug or node.slug
     node._history_user = change.author
     node._change_reason = f"Approved by {reviewer}: {change.summary}".rstrip(": ")
@@ -356,9 +359,10 @@ def revert(node, revision, user, base_url):
     keeps the page's status where the revision would publish or unpublish it, and proposes
     the revert of a published page, or one moving a section with published pages under it
     (``permissions.can_move``), as a pending change instead of saving it: its title,
-    body and section (where that section still exists), never its slug or kind, which a
-    pending change does not hold. That is refused while they have a change to the page
-    waiting for review already, which the revert would otherwise replace unseen.
+    body, prerequisites (those still pages) and section (where that section still
+    exists), never its slug or kind, which a pending change does not hold. That is refused
+    while they have a change to the page waiting for review already, which the revert would
+    otherwise replace unseen.
 
     Args:
         node: the page.
@@ -386,9 +390,9 @@ def _revert(node, revision, user, base_url):
         if keep and history.NOTHING_TO_REVERT not in notes:
             notes.append(f"It stays {node.get_status_display()}: only a reviewer may publish.")
         return notes, None
-    stored = (node.title, node.body, node.parent_id)
+    stored = (node.title, node.body, node.parent_id, node.requires)
     _propose_revert(node, revision)
-    if (node.title, node.body, node.parent_id) == stored:
+    if (node.title, node.body, node.parent_id, node.requires) == stored:
         return [history.NOTHING_TO_REVERT], None
     refusal = _refusal(node, user) if needs_review(node, user) else ""
     if refusal:
@@ -422,6 +426,8 @@ def _propose_revert(node, revision):
     page, or a move of published pages); return notes saying what it keeps."""
     notes = []
     node.title, node.body = revision.title, revision.body
+    present = set(Node.objects.filter(pk__in=revision.requires).values_list("pk", flat=True))
+    node.requires = [pk for pk in revision.requires if pk in present]
     if revision.parent_id != node.parent_id:
         if Node.objects.filter(pk=revision.parent_id, kind=Node.Kind.SECTION).exists():
             node.parent_id = revision.parent_id

@@ -14,16 +14,25 @@ INDEX = "index.md"
 MEDIA = "media"
 
 
-def front_matter(node):
+def front_matter(node, paths):
     """Return the front matter of a node's file: title, status, slug, updated and id, in
-    that order."""
-    return {
+    that order, then ``requires``, the paths of its prerequisites, when it has some.
+
+    Args:
+        node: the node.
+        paths: every node's path by id (a deleted prerequisite is left out).
+    """
+    fields = {
         "title": node.title,
         "status": node.status,
         "slug": node.slug,
         "updated": node.updated.astimezone(UTC),
         "id": node.pk,
     }
+    requires = [paths[pk] for pk in node.requires if pk in paths]
+    if requires:
+        fields["requires"] = requires
+    return fields
 
 
 def export_files(section=None):
@@ -52,6 +61,7 @@ def export_files(section=None):
     else:
         top, base_level = "", 0
     folders, taken, files, items = {None: top}, {}, {}, []
+    paths = dict(Node.objects.values_list("pk", "path"))
     for node in nodes:
         parent = node.parent_id if node.pk != getattr(section, "pk", None) else None
         where = folders[parent]
@@ -63,7 +73,7 @@ def export_files(section=None):
             folders[node.pk] = _join(where, name)
             file = _join(folders[node.pk], INDEX)
             taken[folders[node.pk]] = {INDEX.removesuffix(".md")}
-        files[file] = write_document(front_matter(node), node.body).encode("utf-8")
+        files[file] = write_document(front_matter(node, paths), node.body).encode("utf-8")
         items.append((node.level - base_level, node.title, file))
     files[SUMMARY] = write_summary(items, section.path if section is not None else None).encode()
     media = MediaItem.objects.order_by("name")

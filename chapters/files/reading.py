@@ -8,14 +8,14 @@ import posixpath
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..imports.entries import Entry, body_problems, node_problems
+from ..imports.entries import Entry, body_problems, node_problems, requires_problems
 from ..models import Node
 from .frontmatter import read_document
 from .summary import SUMMARY, read_summary
 
 __all__ = ["FIELDS", "FilePlace", "Outline", "read_folder"]
 
-FIELDS = ("title", "status", "slug", "updated", "id")
+FIELDS = ("title", "status", "slug", "updated", "id", "requires")
 INDEX = "index.md"
 
 
@@ -142,6 +142,8 @@ def _read_entry(entry, data, text):
     entry.title = values.get("title", text)
     entry.slug = values.get("slug", default_slug.removesuffix(".md"))
     entry.status, entry.id = values.get("status"), values.get("id")
+    entry.requires = values.get("requires")
+    problems += [f"{entry.at('requires')}: {problem}" for problem in requires_problems(entry)]
     for name, kind in (("title", str), ("slug", str), ("status", str), ("id", int)):
         value = getattr(entry, name)
         if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):

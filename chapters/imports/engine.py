@@ -22,6 +22,7 @@ from ..models import Node
 from ..permissions import PUBLISHED, holds_published
 from .matching import Matches
 from .placing import Placing
+from .requiring import Requiring
 from .stale import not_stale
 
 __all__ = [
@@ -86,7 +87,7 @@ class Policy:
     new_first: str = "first"
 
 
-class TreeImport(Placing):
+class TreeImport(Placing, Requiring):
     """One import's writes, under the tree's lock: what was matched, written and refused.
 
     Args:
@@ -100,6 +101,7 @@ class TreeImport(Placing):
         self.entries, self.unmatched, self.unpublishable = [], [], []
         self.changes, self.unchanged, self.placed, self.siblings = [], 0, {}, {}
         self.current, self.explicit_ids = "", False
+        self.deferred = []
 
     @property
     def problems(self):
@@ -144,6 +146,7 @@ class TreeImport(Placing):
                 self._update(entry)
         for entry in self.entries:
             self._ensure(entry)
+        self._deferred_requires()
         if self.policy.delete:
             self._delete(self.unmatched)
 
@@ -173,6 +176,9 @@ class TreeImport(Placing):
         ]
         if self.policy.as_written(node.body) != entry.body:
             changed.append("body")
+        requires = self._requires(entry)
+        if requires is not None and requires != node.requires:
+            changed.append("requires")
         if changed and entry.updated is not None and self.policy.keep_site_edits:
             changed = not_stale(node, entry, changed, self.policy.as_written)
         move = None
@@ -229,6 +235,7 @@ class TreeImport(Placing):
             kind=entry.kind,
             status=entry.status or Node.Status.DRAFT,
             body=entry.body,
+            requires=self._requires(entry) or [],
         )
         free = entry.id is not None and self.policy.use_ids and entry.id not in self.tree.nodes
         if free and not Node.history.filter(id=entry.id).exists():

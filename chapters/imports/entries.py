@@ -15,11 +15,11 @@ from datetime import datetime
 from ..markdown import BODY_MAX_LENGTH, MarkdownError, check_markdown
 from ..models import Node
 
-__all__ = ["Entry", "body_problems", "node_problems"]
+__all__ = ["Entry", "body_problems", "node_problems", "requires_problems"]
 
 # Node.field_problems' sentences start with the field they are about: "the slug ...",
 # "“body” holds ...".
-NAMED = ("title", "slug", "status", "updated", "body")
+NAMED = ("title", "slug", "status", "updated", "body", "requires")
 
 
 @dataclass(eq=False)
@@ -39,6 +39,9 @@ class Entry:
         id: the primary key it asks for, or None.
         given_path: the path the format writes out (a curriculum file's ``path``), checked
             with the node's fields; "" when the format derives it.
+        requires: the paths of its prerequisites as read, in order, or None to keep a
+            matched node's; the engine replaces them by the ids they name
+            (``TreeImport``, ``chapters.models.prerequisites``).
     """
 
     kind: str
@@ -52,6 +55,7 @@ class Entry:
     id: int | None = None
     body: str = ""
     given_path: str = ""
+    requires: list | None = None
 
     def __str__(self):
         return self.at()
@@ -113,4 +117,27 @@ def body_problems(entry):
         check_markdown(entry.body)
     except MarkdownError as error:
         return [f"the body cannot be rendered: {error}"]
+    return []
+
+
+def requires_problems(entry):
+    """Return the sentences of what is wrong with the entry's ``requires`` as read: not a
+    list of paths (text), a path given twice, or prerequisites for a section.
+
+    Args:
+        entry: the :class:`Entry`; its ``requires`` is left None when it is not a list of
+            text.
+    """
+    if entry.requires is None:
+        return []
+    if not isinstance(entry.requires, list) or not all(
+        isinstance(path, str) for path in entry.requires
+    ):
+        entry.requires = None
+        return ["“requires” is not a list of page paths."]
+    entry.requires = [path.strip("/") for path in entry.requires]
+    if len(set(entry.requires)) != len(entry.requires):
+        return ["“requires” names a page more than once."]
+    if entry.requires and entry.kind != Node.Kind.CHAPTER:
+        return ["“requires” is for chapters; a section has no prerequisites."]
     return []

@@ -33,6 +33,8 @@ class EditDraft(models.Model):
         "chapters.Node", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     body = models.TextField(blank=True)
+    # The prerequisites as typed (page paths, chapters.edit.prerequisites).
+    requires = models.TextField(blank=True)
     summary = models.CharField(max_length=255, blank=True)
     base_revision = models.PositiveBigIntegerField(
         null=True, blank=True, help_text="The revision the form was opened at."

@@ -41,7 +41,7 @@ DERIVED_FIELDS = ("slug", "path", "body_html", "body_text", "headings", "words",
 STORED_FIELDS = ("path", "title", "body", "body_html", "body_text", "headings", "words")
 
 # The fields a revision records and a revert restores; the tree's own fields are left out.
-REVISION_FIELDS = ("title", "slug", "kind", "status", "parent_id", "body")
+REVISION_FIELDS = ("title", "slug", "kind", "status", "parent_id", "body", "requires")
 
 
 class Node(NodeRules, NodePaths, NodeBody, NodeDeletion, MPTTModel):
@@ -89,6 +89,12 @@ class Node(NodeRules, NodePaths, NodeBody, NodeDeletion, MPTTModel):
     headings = models.JSONField(default=list, blank=True, editable=False)
     # The words of body_text, for the reading time (chapters.reading).
     words = models.PositiveIntegerField(default=0, editable=False)
+    # The ids of the chapters this one builds on, in reading order (.prerequisites).
+    requires = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The chapters this one builds on, in the order to read them.",
+    )
 
     objects = NodeManager()
     # django-simple-history records every save (and delete) as a revision with its author and
@@ -166,8 +172,9 @@ class Node(NodeRules, NodePaths, NodeBody, NodeDeletion, MPTTModel):
         Raises:
             ValidationError: the title or body is too long (see :meth:`check_lengths`); a
                 field holds what it may not (:meth:`check_fields`); the node was deleted
-                meanwhile; or the tree's rules refuse it where it is now (see
-                :meth:`validate_in_tree`). Nothing is written.
+                meanwhile; the tree's rules refuse it where it is now (see
+                :meth:`validate_in_tree`); or its prerequisites are refused (a cycle, a
+                section: :meth:`validate_requires`). Nothing is written.
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
         with tree_write(bodies=[self.body]) as write, transaction.atomic():
@@ -183,6 +190,7 @@ class Node(NodeRules, NodePaths, NodeBody, NodeDeletion, MPTTModel):
         self.fill_slug()
         self.check_fields()
         self.validate_in_tree()
+        self.validate_requires()
         stored = Node.objects.filter(pk=self.pk).values(*STORED_FIELDS).first() or {}
         old_path, old_title = stored.get("path"), stored.get("title")
         links, plain = self._rendering(write, stored)

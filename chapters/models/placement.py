@@ -29,6 +29,7 @@ RESERVED_ROOT_SLUGS = frozenset(
         "dashboard", "links", "preview", "healthz", "books", "edit", "new", "review", "drafts",
         "watch", "print", "media", "contents", "metrics", "api", "notifications",
         "outline", "accounts", "diagrams", "progress", "discuss", "discussion",
+        "prerequisites",
     }
 )  # fmt: skip
 

@@ -92,6 +92,9 @@ class PendingChange(models.Model):
         help_text="The section proposed; empty if it was deleted since.",
     )
     body = models.TextField(blank=True)
+    requires = models.JSONField(
+        default=list, blank=True, help_text="The prerequisites' ids (``Node.requires``)."
+    )
     slug = models.SlugField(
         max_length=100,
         blank=True,
@@ -194,6 +197,7 @@ class PendingChange(models.Model):
             "status": self.status,
             "parent_id": self.parent_id,
             "body": self.body,
+            "requires": self.requires,
         }
 
 

@@ -26,6 +26,7 @@ from .placement import (
     RESERVED_ROOT_SLUGS,
     PlacementRules,
 )
+from .prerequisites import PrerequisiteRules, requires_shape_problem
 from .tree import current_write
 
 __all__ = [
@@ -187,7 +188,8 @@ class FieldRules:
             text fields holding a NUL or a lone surrogate (no database stores them), a blank
             title, a title holding what a title may not (:func:`title_character_problem`), a
             title or slug longer than its column, a slug that is not a slug, a kind or status
-            that is not a choice, a date without a timezone. Empty when all is well.
+            that is not a choice, prerequisites that are not a list of distinct ids, a date
+            without a timezone. Empty when all is well.
         """
         return [problem for _, problem in self._field_problems(updated_as_written)]
 
@@ -231,6 +233,9 @@ class FieldRules:
             value = getattr(self, field)
             if value not in choices.values:
                 yield field, f"the {field} “{value}” is not one of {', '.join(choices.values)}."
+        requires = "requires" not in self.get_deferred_fields()
+        if requires and (problem := requires_shape_problem(self.requires)):
+            yield "requires", problem
         if self.updated is not None and timezone.is_naive(self.updated):
             written = updated_as_written or self.updated.isoformat()
             yield "updated", f"“updated” “{written}” has no timezone (end it with Z or +00:00)."
@@ -269,10 +274,11 @@ class FieldRules:
         self.slug = unique_slug(self.title, taken, fallback=self.kind)
 
 
-class NodeRules(PlacementRules, FieldRules):
-    """The checks of a node's place in the tree (:class:`~.placement.PlacementRules`) and of
-    its own fields (:class:`FieldRules`); a mixin of ``Node``, and the admin form's
-    ``clean()``, which needs both."""
+class NodeRules(PlacementRules, PrerequisiteRules, FieldRules):
+    """The checks of a node's place in the tree (:class:`~.placement.PlacementRules`), of its
+    prerequisites (:class:`~.prerequisites.PrerequisiteRules`) and of its own fields
+    (:class:`FieldRules`); a mixin of ``Node``, and the admin form's ``clean()``, which needs
+    them all."""
 
     def clean(self):
         """Validate the node as the admin's form sees it.
@@ -280,8 +286,9 @@ class NodeRules(PlacementRules, FieldRules):
         Raises:
             ValidationError: the title is blank or holds what a title may not (see
                 :func:`title_character_problem`), the title or body is too long, the body
-                cannot be rendered, or the tree's rules refuse the node where it is (see
-                :meth:`validate_in_tree`).
+                cannot be rendered, the tree's rules refuse the node where it is (see
+                :meth:`validate_in_tree`), or its prerequisites are refused
+                (:meth:`validate_requires`).
         """
         if not self.title.strip():
             raise ValidationError({"title": "The title cannot be blank."})
@@ -294,3 +301,4 @@ class NodeRules(PlacementRules, FieldRules):
             raise ValidationError({"body": str(error)}) from error
         self.fill_slug()
         self.validate_in_tree()
+        self.validate_requires()

@@ -22,6 +22,7 @@ from mptt.signals import node_moved
 
 from chapters import queue
 
+from .prerequisites import find_cycle, requires_shape_problem
 from .rendering import render_unresolved
 
 __all__ = [
@@ -216,10 +217,10 @@ class NodeQuerySet(TreeQuerySet):
         """Return the nodes with only the fields links and the table of contents need.
 
         Returns:
-            A queryset that defers the Markdown body, its HTML, its text and its headings
-            (not its ``words``: sections sum them for their reading time).
+            A queryset that defers the Markdown body, its HTML, its text, its headings and
+            the prerequisites (not its ``words``: sections sum them for their reading time).
         """
-        return self.defer("body", "body_html", "body_text", "headings")
+        return self.defer("body", "body_html", "body_text", "headings", "requires")
 
     def in_area(self, slug):
         """Return the nodes of one area: the area itself and every node under it.
@@ -306,10 +307,10 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
         node is its own ancestor; that the nested-set fields are what django-mptt's
         ``rebuild()`` makes of the parents (run in a savepoint that is rolled back), comparing
         the trees' order and not their ``tree_id`` numbers, which have gaps where a tree was
-        deleted or moved and ``rebuild()`` numbers from 1; and that every node's fields are
-        right (the model's ``field_problems``) and it keeps the rules of its
-        ``check_placement``. It reads the tree under :func:`lock_tree`, so no write happens
-        halfway.
+        deleted or moved and ``rebuild()`` numbers from 1; that every node's fields are right
+        (the model's ``field_problems``) and it keeps the rules of its ``check_placement``;
+        and that the prerequisites are lists of ids making no cycle. It reads the tree under
+        :func:`lock_tree`, so no write happens halfway.
 
         Returns:
             A list of sentences, empty when the tree is valid.
@@ -357,7 +358,31 @@ class NodeManager(TreeManager.from_queryset(NodeQuerySet)):
                 node.check_placement(nodes.get(node.parent_id), set(siblings))
             except ValidationError as error:
                 problems.extend(f"{label}: {message}" for message in error.messages)
-        return problems
+        return problems + _prerequisite_problems(self, nodes)
+
+
+def _prerequisite_problems(nodes, by_pk):
+    """Return the stored prerequisites that are not a list of ids, or that make a cycle (each
+    cycle once, named from its node of the lowest id), as ``check_tree()``'s sentences.
+
+    Args:
+        nodes: the node manager.
+        by_pk: every node, by primary key.
+    """
+    edges, problems = {}, []
+    for pk, requires in nodes.values_list("pk", "requires"):
+        if problem := requires_shape_problem(requires):
+            problems.append(f"“{by_pk[pk].title}” (pk {pk}): {problem}")
+        elif requires:
+            edges[pk] = requires
+    for pk in edges:
+        cycle = find_cycle(edges, pk)
+        if cycle and pk == min(cycle):
+            chain = " → ".join(f"“{by_pk[each].title}”" for each in cycle if each in by_pk)
+            problems.append(
+                f"“{by_pk[pk].title}” (pk {pk}): its prerequisites make a cycle: {chain}."
+            )
+    return problems
 
 
 def _renumber_trees(rows):

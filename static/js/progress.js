@@ -14,6 +14,9 @@
 //   chapters done" for the sections and areas whose progress the page shows (data-progress:
 //   the section's path, data-chapters: how many chapters it has), once any chapter is done;
 //   after a section's name in a list ("N of M done"), once one of its own is.
+// - Prerequisites (chapters/prerequisites.py): a tick after each chapter done in a chapter's
+//   "Before this" and in an area's list of prerequisites; the chapters done hidden from "A path
+//   to this chapter"; the class "is-done" on each done chapter's node of an area's graph.
 "use strict";
 
 (() => {
@@ -104,7 +107,9 @@
   }
 
   function applyTicks(paths) {
-    const links = document.querySelectorAll("#toc li.toc-chapter > a, .children li.child-chapter > a");
+    const links = document.querySelectorAll(
+      "#toc li.toc-chapter > a, .children li.child-chapter > a, .before-this > a, .prerequisite-list a",
+    );
     for (const link of links) {
       const done = paths.has(new URL(link.href).pathname);
       const ticked = link.nextElementSibling?.classList.contains("done-tick");
@@ -126,6 +131,18 @@
         : `${done} of ${total} chapters done`;
       // After a section's name, only once the reader has begun it.
       count.hidden = compact ? done === 0 : paths.size === 0;
+    }
+  }
+
+  // The path to a chapter lists only what is left to do; the graph fills in what is done.
+  function applyPrerequisites(paths) {
+    for (const path of document.querySelectorAll(".prerequisite-path")) {
+      const items = [...path.querySelectorAll("li")];
+      for (const item of items) item.hidden = paths.has(new URL(item.querySelector("a").href).pathname);
+      path.querySelector(".path-done").hidden = items.some((item) => !item.hidden);
+    }
+    for (const node of document.querySelectorAll("a.prerequisite-node")) {
+      node.classList.toggle("is-done", paths.has(node.getAttribute("href")));
     }
   }
 
@@ -155,6 +172,7 @@
     const paths = new Set(state.done.values());
     applyTicks(paths);
     applyCounts(paths);
+    applyPrerequisites(paths);
     if (box) applyButton();
     const resume = document.querySelector(".continue-reading");
     if (resume) applyContinue(resume);
