@@ -8,15 +8,13 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.db import connection
-from django_tasks_db.models import DBTaskResult
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from chapters import caching
 from chapters.caching import watch
 from chapters.outline import build_fixture, parse_outline
-from chapters.worker import Worker
-from tests.helpers import SMALL_TREE
+from tests.helpers import SMALL_TREE, run_ready_tasks
 from tests.oidc_provider import Provider
 from tests.snapshots import Snapshot, chapters_models
 
@@ -172,17 +170,7 @@ def run_tasks(db):
     where a worker would take them after the commit.
     """
 
-    def run():
-        worker = Worker.draining(["*"], "tests")
-        for count in range(1000):
-            result = DBTaskResult.objects.ready().first()
-            if result is None:
-                return count
-            result.claim(worker.worker_id)
-            worker.run_task(result)
-        raise AssertionError("Tasks went on enqueueing tasks: 1,000 ran.")
-
-    return run
+    return run_ready_tasks
 
 
 @pytest.fixture(scope="session", autouse=True)

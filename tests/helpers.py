@@ -10,9 +10,11 @@ from django.conf import settings
 from django.core.management.color import no_style
 from django.db import connection, transaction
 from django.utils.dateparse import parse_datetime
+from django_tasks_db.models import DBTaskResult
 
 from chapters.models import Node
 from chapters.outline import build_fixture, parse_outline
+from chapters.worker import Worker
 
 __all__ = [
     "SITE_SCRIPTS",
@@ -24,6 +26,7 @@ __all__ = [
     "node",
     "page_scripts",
     "role_user",
+    "run_ready_tasks",
     "run_with_environment",
     "soup",
     "toc_outline",
@@ -269,3 +272,21 @@ def library_image(name, width, height, process=True):
     if process:
         processing.process(item.pk, item.version)
     return MediaItem.objects.get(pk=item.pk)
+
+
+def run_ready_tasks():
+    """Run every background task ready now, in this process and transaction, as a worker
+    (``chapters.worker.Worker``) would, tasks that they enqueue included; return how many ran.
+    Tasks deferred to later (a retry's delay) wait.
+
+    Raises:
+        AssertionError: tasks went on enqueueing tasks past 1,000.
+    """
+    worker = Worker.draining(["*"], "tests")
+    for count in range(1000):
+        result = DBTaskResult.objects.ready().first()
+        if result is None:
+            return count
+        result.claim(worker.worker_id)
+        worker.run_task(result)
+    raise AssertionError("Tasks went on enqueueing tasks: 1,000 ran.")

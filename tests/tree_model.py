@@ -20,7 +20,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant
 
 from chapters import caching
 from chapters.models import PATH_MAX_LENGTH, RESERVED_ROOT_SLUGS, REVISION_FIELDS, Node
-from tests.helpers import soup
+from tests.helpers import run_ready_tasks, soup
 
 POSITIONS = ["first-child", "last-child", "left", "right"]
 
@@ -256,7 +256,8 @@ class TreeMachine(RuleBasedStateMachine):
     Each example starts from the tree the test loaded: its edits run in a savepoint that
     ``teardown`` rolls back. After every step the stored tree is compared with the model
     (:func:`check_database`); ``check_tree()``, which rebuilds the tree, and the pages,
-    which cost a request each, are checked once at the end (:func:`check_tree_and_pages`).
+    which cost a request each, are checked once at the end (:func:`check_tree_and_pages`),
+    after the background tasks the edits left have run.
     """
 
     def __init__(self, client):
@@ -282,6 +283,10 @@ class TreeMachine(RuleBasedStateMachine):
         """
         try:
             if sys.exception() is None:
+                # What the writes left to the workers (pages linking to a page moved or
+                # deleted rendered again, broken links mended) is done first, as a worker
+                # does once a write commits: the pages are checked as readers then get them.
+                run_ready_tasks()
                 check_tree_and_pages(self.client, self.tree)
         finally:
             transaction.set_rollback(True)
