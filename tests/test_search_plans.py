@@ -43,9 +43,10 @@ def copy_nodes(copies):
         cursor.execute(
             """
             INSERT INTO chapters_node (title, slug, kind, status, body, updated, path,
-                body_html, body_text, headings, words, lft, rght, tree_id, level, parent_id)
+                body_html, body_text, headings, words, requires, lft, rght, tree_id, level,
+                parent_id)
             SELECT title, slug || '-' || copy || '-' || id, kind, status, body, updated,
-                path || '-' || copy, body_html, body_text, headings, words, lft, rght,
+                path || '-' || copy, body_html, body_text, headings, words, requires, lft, rght,
                 tree_id + copy * 100000, level, NULL
             FROM chapters_node, generate_series(1, %s) AS copy
             """,
