@@ -37,19 +37,25 @@ INDEX_SCAN = re.compile(r"Index (?:Only )?Scan (?:on|using) (\w+)")
 SEQ_SCAN = re.compile(r"Seq Scan on (\w+)")
 
 
+# How a copy's columns differ from the row copied (unique slugs and paths, a tree of its own
+# as a root); every other column of the model is copied as it is, so that a column added
+# later needs nothing here.
+CHANGED = {
+    "slug": "slug || '-' || copy || '-' || id",
+    "path": "path || '-' || copy",
+    "tree_id": "tree_id + copy * 100000",
+    "parent_id": "NULL",
+}
+
+
 def copy_nodes(copies):
     """Add ``copies`` copies of every node (as areas of their own), then analyze the table."""
+    columns = [field.column for field in Node._meta.concrete_fields if not field.primary_key]
+    values = [CHANGED.get(column, column) for column in columns]
     with connection.cursor() as cursor:
         cursor.execute(
-            """
-            INSERT INTO chapters_node (title, slug, kind, status, body, updated, path,
-                body_html, body_text, headings, words, requires, lft, rght, tree_id, level,
-                parent_id)
-            SELECT title, slug || '-' || copy || '-' || id, kind, status, body, updated,
-                path || '-' || copy, body_html, body_text, headings, words, requires, lft, rght,
-                tree_id + copy * 100000, level, NULL
-            FROM chapters_node, generate_series(1, %s) AS copy
-            """,
+            f"INSERT INTO chapters_node ({', '.join(columns)}) "
+            f"SELECT {', '.join(values)} FROM chapters_node, generate_series(1, %s) AS copy",
             [copies],
         )
         for index in [
