@@ -43,12 +43,27 @@
       const link = document.createElement("a");
       link.href = result.url;
       link.tabIndex = -1;
-      // title_html is the server's escaped title with <mark> its only markup
-      // (chapters.search.highlight); everything else is set as text.
+      // title_html and heading_html are the server's escaped text with <mark> their only
+      // markup (chapters.search.highlight, chapters.search.sections); everything else is
+      // set as text. The url opens the page at the heading named (its #id).
       const title = document.createElement("span");
       title.className = "site-search-title";
       title.innerHTML = result.title_html;
       link.append(title);
+      if (result.heading) {
+        const heading = document.createElement("span");
+        heading.className = "site-search-heading";
+        const mark = document.createElement("span");
+        mark.setAttribute("aria-hidden", "true");
+        mark.textContent = "› ";
+        const at = document.createElement("span");
+        at.className = "visually-hidden";
+        at.textContent = ", at ";
+        const text = document.createElement("span");
+        text.innerHTML = result.heading_html;
+        heading.append(at, mark, text);
+        link.append(heading);
+      }
       if (result.path) {
         const path = document.createElement("span");
         path.className = "site-search-path";
