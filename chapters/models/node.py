@@ -1,10 +1,11 @@
 """The curriculum's nodes: sections and chapters of one django-mptt tree.
 
 Areas are root sections, their sections are child sections, chapters are leaves. Each node
-stores four derived fields that ``save()`` keeps right: ``path`` (its full URL path, so a link
+stores derived fields that ``save()`` keeps right: ``path`` (its full URL path, so a link
 costs no query), ``body_html`` (its sanitized body, so a page view renders no Markdown),
-``body_text`` (the text of that HTML, which search matches and quotes) and ``headings`` (the
-body's headings with their ids, for the page's "On this page" list).
+``body_text`` (the text of that HTML, which search matches), ``headings`` (the body's
+headings with their ids, for the page's "On this page" list), ``sections`` (the text by
+heading, formulas readable, which search quotes and opens results at) and ``words``.
 
 Every write goes through ``save()`` or ``delete()`` here, or ``NodeManager.move_node``
 (``chapters.models.tree``), in the one write to the tree (``tree_write``) that is open or in
