@@ -168,7 +168,7 @@ class Quoter:
         url = node.get_absolute_url()
         if index is None:
             text = " ".join(f"{s['title']} {s['text']}".strip() for s in sections)
-            return Quote(url, "", mark_safe(""), self.snippet(text))
+            return Quote(url, "", mark_safe(""), self.snippet(text, seek=False))
         section = sections[index]
         if not section["id"]:
             return Quote(url, "", mark_safe(""), self.snippet(section["text"]))
@@ -180,17 +180,18 @@ class Quoter:
             self.snippet(section["text"]),
         )
 
-    def snippet(self, text):
+    def snippet(self, text, *, seek=True):
         """Return a quote of ``text`` with the words the query matches in ``<mark>``.
 
         About :data:`SNIPPET_WORDS` words, from a few words before the first match (or from
-        the start of the text when it holds none); "…" marks where the text was cut.
+        the start of the text when it holds none, or ``seek`` is False: no section held a
+        term, so the text is not read for one); "…" marks where the text was cut.
 
         Returns:
             Safe HTML: escaped text and ``<mark>`` elements; "" for no text.
         """
         text = " ".join(CONTROL.sub("", text).split(" "))
-        found = self.spans(text, first=True)
+        found = self.spans(text, first=True) if seek else []
         text_words = text.split(" ") if text else []
         start = 0
         if found:
