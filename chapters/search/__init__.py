@@ -213,7 +213,7 @@ def top_results(query):
     quote = Quoter(parsed) if nodes else None
     results = []
     for node in nodes:
-        quoted = quote(node)
+        quoted = quote(node, snippet=False)
         results.append(
             {
                 "title": node.title,

@@ -7,11 +7,14 @@ heading) holds most of the query's terms, and names it, as MkDocs Material's sea
 of sections holding as many, the one whose heading holds more, then the one where they
 occur more often, then the first. When the best is the text before the first heading, or
 no section holds a term (the title matched), the result opens at the top and names no
-heading. The snippet quotes the best section (docs/search.md, "Results").
+heading. The snippet quotes the best section (docs/search.md, "Results open at their
+heading").
 
-All of it is Python over the stored sections of the results shown, with no query: each
-distinct word of them is matched once per query (:class:`Quoter`), so that a page of 20
-results costs well under a millisecond each (tests/test_search_headings.py measures it).
+All of it is Python over the stored sections of the results shown, with no query
+(tests/test_search_headings.py checks it): a term's needles are looked for with
+``str.find`` and only the words they start are matched, each once per query
+(:class:`Quoter`), so a result costs a fraction of a millisecond (docs/search.md gives the
+measurement).
 """
 
 import os.path
@@ -25,7 +28,7 @@ from django.utils.safestring import SafeString, mark_safe
 from ..words import WORD
 from .query import english_stem, highlighter
 
-__all__ = ["CONTROL", "Quote", "Quoter", "marked"]
+__all__ = ["Quote", "Quoter", "marked"]
 
 SNIPPET_WORDS = 30
 SNIPPET_WORDS_BEFORE_MATCH = 8
@@ -161,24 +164,30 @@ class Quoter:
                 best, best_key = index, key
         return best
 
-    def __call__(self, node):
-        """Return the :class:`Quote` of ``node`` (its ``sections`` loaded)."""
+    def __call__(self, node, *, snippet=True):
+        """Return the :class:`Quote` of ``node`` (its ``sections`` loaded).
+
+        Args:
+            node: a node as ``chapters.search.find_nodes`` returns it.
+            snippet: False to leave the snippet out (""), where none is shown (the list as
+                one types).
+        """
         sections = node.sections
         index = self.best(sections)
         url = node.get_absolute_url()
+        quoted = self._quoted(sections, index) if snippet else mark_safe("")
+        if index is None or not sections[index]["id"]:
+            return Quote(url, "", mark_safe(""), quoted)
+        heading, title = sections[index]["id"], sections[index]["title"]
+        return Quote(f"{url}#{heading}", title, marked(title, self.spans(title)), quoted)
+
+    def _quoted(self, sections, index):
+        """Return the snippet of section ``index`` of ``sections``; for None, of the whole
+        text (headings included) from its start."""
         if index is None:
             text = " ".join(f"{s['title']} {s['text']}".strip() for s in sections)
-            return Quote(url, "", mark_safe(""), self.snippet(text, seek=False))
-        section = sections[index]
-        if not section["id"]:
-            return Quote(url, "", mark_safe(""), self.snippet(section["text"]))
-        title = section["title"]
-        return Quote(
-            f"{url}#{section['id']}",
-            title,
-            marked(title, self.spans(title)),
-            self.snippet(section["text"]),
-        )
+            return self.snippet(text, seek=False)
+        return self.snippet(sections[index]["text"])
 
     def snippet(self, text, *, seek=True):
         """Return a quote of ``text`` with the words the query matches in ``<mark>``.
