@@ -223,3 +223,10 @@ def test_a_section_holds_a_term_as_the_highlighter_marks_it(query, heading):
     ]
     quote = Quoter(parse_query(query))
     assert sections[quote.best(sections)]["title"] == heading
+
+
+def test_a_formula_nested_deeper_than_python_s_stack_reads_flat():
+    # latex2mathml converts 300 nested fractions; read level by level, they would exhaust
+    # Python's stack and a save would fail.
+    html = render_markdown("$" + r"\frac{" * 300 + "x" + "}{y}" * 300 + "$")
+    assert html_to_text_and_sections(html)[1] == [{"id": "", "title": "", "text": "x" + "y" * 300}]

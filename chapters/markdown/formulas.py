@@ -8,13 +8,17 @@ with (as in Unicode's UnicodeMath, Unicode Technical Note 28, much simplified): 
 ``√(x + 1)``, an accent a combining mark (``x̂``), a matrix ``(a, b; c, d)``; a part of more
 than one symbol is put in parentheses.
 
-:func:`readable` reads the tree :class:`FormulaTree` builds from the MathML that
+:func:`formula_text` reads the tree :class:`FormulaTree` builds from the MathML that
 latex2mathml writes and the sanitizer keeps (:data:`.sanitize.MATHML_TAGS`).
 """
 
 import re
 
-__all__ = ["FormulaTree", "readable"]
+__all__ = ["FormulaTree", "formula_text"]
+
+# Deeper formulas (latex2mathml converts some hundreds of levels) are read flat, as their
+# symbols in a row: reading one level takes a few calls, and Python's stack is bounded.
+MAX_DEPTH = 64
 
 SUPERSCRIPTS = str.maketrans("0123456789+−=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾")
 SUBSCRIPTS = str.maketrans("0123456789+−=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
@@ -54,6 +58,7 @@ class FormulaTree:
 
     def __init__(self, attributes):
         self.root = ("math", attributes, [])
+        self.depth = 1  # the most elements open at once
         self._open = [self.root]
 
     def start(self, tag, attributes):
@@ -61,6 +66,7 @@ class FormulaTree:
         element = (tag, attributes, [])
         self._open[-1][2].append(element)
         self._open.append(element)
+        self.depth = max(self.depth, len(self._open))
 
     def end(self, tag):
         """Close the element open last, when it is a ``tag`` (a stray end tag is ignored)."""
@@ -70,6 +76,32 @@ class FormulaTree:
     def text(self, data):
         """Add text to the element open last."""
         self._open[-1][2].append(data)
+
+
+def formula_text(tree):
+    """Return a formula as a line of text (see the module's docstring).
+
+    Args:
+        tree: the :class:`FormulaTree` of its ``math`` element.
+
+    Returns:
+        The text; for a formula nested deeper than :data:`MAX_DEPTH`, its symbols in a row.
+    """
+    if tree.depth > MAX_DEPTH:
+        return " ".join(_flat(tree.root).split())
+    return readable(tree.root)
+
+
+def _flat(root):
+    """Return the text of every token under ``root``, in order, without recursion."""
+    texts, stack = [], [root]
+    while stack:
+        element = stack.pop()
+        if isinstance(element, str):
+            texts.append(element)
+        else:
+            stack.extend(reversed(element[2]))
+    return "".join(texts)
 
 
 def readable(element):

@@ -9,7 +9,7 @@ or as wiki links (which are recorded from the Markdown source instead).
 from html.parser import HTMLParser
 from urllib.parse import unquote, urlsplit
 
-from .formulas import FormulaTree, readable
+from .formulas import FormulaTree, formula_text
 from .sanitize import MATHML_TAGS
 
 __all__ = ["external_images", "html_to_text", "html_to_text_and_sections", "internal_paths"]
@@ -40,7 +40,7 @@ class _TextCollector(HTMLParser):
     """Collect the text of sanitized HTML, leaving out the marks (``MARKS``): for search, with
     a formula as its TeX source (``alttext``) rather than its MathML's text; for reading, cut
     into sections at the headings that have an id, with a formula as readable text
-    (:func:`.formulas.readable`)."""
+    (:func:`.formulas.formula_text`)."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -77,7 +77,7 @@ class _TextCollector(HTMLParser):
         if tag == self.in_mark:
             self.in_mark = None
         if tag == "math" and self.formula is not None:
-            self.reading.append(readable(self.formula.root))
+            self.reading.append(formula_text(self.formula))
             self.formula = None
         elif self.formula is not None:
             self.formula.end(tag)
@@ -132,7 +132,7 @@ def html_to_text_and_sections(html):
         next such heading), preceded by the text before the first heading (``id`` and
         ``title`` "") when there is any. Their text is read as in :func:`html_to_text`,
         but for a formula, which is readable text (``e^(z_i)/(∑_j e^(z_j))``,
-        :func:`.formulas.readable`) rather than TeX.
+        :func:`.formulas.formula_text`) rather than TeX.
     """
     collector = _TextCollector()
     collector.feed(html)
