@@ -20,6 +20,7 @@ measurement).
 import os.path
 import re
 import unicodedata
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from django.utils.html import escape
@@ -34,8 +35,8 @@ SNIPPET_WORDS = 30
 SNIPPET_WORDS_BEFORE_MATCH = 8
 MAX_COUNTED = 8  # occurrences of a word counted in a section: enough to tell sections apart
 
-# The accents of Latin letters, once decomposed (as chapters.words.fold removes them).
-LATIN_ACCENTS = re.compile("(?<=[a-z\u00c0-\u024f])[\u0300-\u036f]+")
+# Accents, once decomposed: those of Latin letters are removed, as chapters.words.fold does.
+ACCENTS = re.compile("[\u0300-\u036f]+")
 
 # Control characters (but tab and newline) are no text a reader reads; a snippet drops them.
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
@@ -82,6 +83,7 @@ class Quoter:
                 else:
                     options.append(("units", [self._unit([word], []) for word in option.words]))
             self.terms.append(options)
+        self.substrings = any(kind == "substring" for options in self.terms for kind, _ in options)
         self._verdicts = {}  # (unit, word) -> whether the word matches the unit
 
     def _unit(self, spellings, prefixes):
@@ -118,48 +120,66 @@ class Quoter:
             )
         return verdict
 
-    def _held(self, text):
-        """Return the numbers of the terms ``text`` holds, and how often their words occur
-        in it (counting up to :data:`MAX_COUNTED` of each unit).
+    def _found(self, texts):
+        """Return, for each of ``texts`` (folded), the units its words match and how often
+        (counting up to :data:`MAX_COUNTED` of each unit in each text).
 
-        Each needle of a unit is looked for with ``str.find`` in the folded text, and only
-        the words it starts are matched in Python: a page's text is never read word by word.
+        The texts are joined, each needle of a unit is looked for with ``str.find``, and only
+        the words it starts are matched in Python: a page's text is never read word by word,
+        and a text is skipped once a unit is counted enough there.
         """
-        folded = _folded(text)
-        units, occurrences = set(), 0
+        starts, position = [], 0
+        for text in texts:
+            starts.append(position)
+            position += len(text) + 1
+        starts.append(position)
+        whole = "\n".join(texts)
+        units, counts = [set() for _ in texts], [0] * len(texts)
         for number, (_, _, _, needles) in enumerate(self.units):
-            count = 0
+            counted = {}
             for needle in needles:
-                index = folded.find(needle)
-                while index >= 0 and count < MAX_COUNTED:
-                    if index == 0 or not folded[index - 1].isalnum():
-                        word = WORD.match(folded, index)
-                        if word is not None and self._matches(number, word.group()):
-                            count += 1
-                    index = folded.find(needle, index + 1)
-            if count:
-                units.add(number)
-                occurrences += count
+                index = whole.find(needle)
+                while index >= 0:
+                    text = bisect_right(starts, index) - 1
+                    if (index == 0 or not whole[index - 1].isalnum()) and self._matches(
+                        number, WORD.match(whole, index).group()
+                    ):
+                        counted[text] = counted.get(text, 0) + 1
+                        if counted[text] == MAX_COUNTED:  # enough here: on to the next text
+                            index = whole.find(needle, starts[text + 1])
+                            continue
+                    index = whole.find(needle, index + 1)
+            for text, count in counted.items():
+                units[text].add(number)
+                counts[text] += min(count, MAX_COUNTED)
+        return units, counts
+
+    def _terms(self, units, text):
+        """Return the numbers of the terms a text holds, given the units its words match."""
         held = set()
         for number, options in enumerate(self.terms):
             for kind, parts in options:
-                if kind == "substring":
-                    if all(part in folded for part in parts):
-                        held.add(number)
-                elif units.issuperset(parts):
+                if (kind == "substring" and all(part in text for part in parts)) or (
+                    kind == "units" and units.issuperset(parts)
+                ):
                     held.add(number)
-        return held, occurrences
+        return held
 
     def best(self, sections):
         """Return the index of the best-matching section of ``sections``, or None.
 
         None when no section holds a term of the query.
         """
+        texts = _folded_each([s[name] for s in sections for name in ("title", "text")])
+        units, counts = self._found(texts)
         best, best_key = None, (0, 0, 0)
-        for index, section in enumerate(sections):
-            in_heading, _ = self._held(section["title"])
-            in_text, occurrences = self._held(section["text"])
-            key = (len(in_heading | in_text), len(in_heading), occurrences)
+        for index in range(len(sections)):
+            heading, text = 2 * index, 2 * index + 1
+            if not (units[heading] or units[text] or self.substrings):
+                continue
+            in_heading = self._terms(units[heading], texts[heading])
+            in_text = self._terms(units[text], texts[text])
+            key = (len(in_heading | in_text), len(in_heading), counts[text])
             if key[0] and key > best_key:
                 best, best_key = index, key
         return best
@@ -241,4 +261,17 @@ def _folded(text):
     if folded.isascii():
         return folded
     decomposed = unicodedata.normalize("NFD", folded)
-    return unicodedata.normalize("NFC", LATIN_ACCENTS.sub("", decomposed))
+    return unicodedata.normalize("NFC", ACCENTS.sub(_latin_accent, decomposed))
+
+
+def _latin_accent(match):
+    """Return "" for accents on a Latin letter (before U+0250), else the accents."""
+    start = match.start()
+    return "" if start and match.string[start - 1] < "\u0250" else match.group()
+
+
+def _folded_each(texts):
+    """Return each of ``texts`` (on one line each) folded as :func:`_folded` folds it, all
+    folded at once."""
+    folded = _folded("\n".join(texts)).split("\n")
+    return folded if len(folded) == len(texts) else [_folded(text) for text in texts]
