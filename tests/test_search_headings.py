@@ -25,7 +25,7 @@ Every launch costs time: $T \approx 2kn \cdot b / BW + k t_{launch}$ for $k$ ker
 
 ## Kernel fusion
 
-Fusion merges kernels, so one launch does the work of many.
+Fusion merges **kernels**, so one [launch](https://example.com/launch) does the work of many.
 
 ### Fusion in compilers
 
@@ -68,6 +68,7 @@ def test_a_heading_holding_the_terms_weighs_above_a_body_holding_them(client, sm
     # two sections holding it, the one whose heading holds it wins, the first of those.
     edit("Chapter Two", body=KERNELS)
     response = client.get("/search/", {"q": "fusion"})
+    # The snippet is the text readers see: no Markdown's asterisks, brackets or addresses.
     assert result(response)[:2] == (
         f"{CHAPTER_TWO}#kernel-fusion",
         "Chapter Two, at › Kernel fusion",
