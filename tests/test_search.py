@@ -210,12 +210,12 @@ def test_search_snippet_quotes_a_long_body_around_the_match(small_tree):
 
 
 @pytest.mark.django_db
-def test_search_snippet_quotes_a_formula_as_its_tex_source(small_tree):
+def test_search_snippet_quotes_a_formula_as_readable_text(small_tree):
+    # Search matches the TeX source; the snippet shows the formula as a reader reads it
+    # (issue 26: "snippets are the text readers see, formulas as readable text").
     edit("Chapter Two", body=r"Each kernel costs $T \approx 2kn \cdot b / BW + k t_{launch}$.")
     (found,) = find_nodes("kernel")
-    assert snippet(found, "kernel") == (
-        r"Each <mark>kernel</mark> costs T \approx 2kn \cdot b / BW + k t_{launch}."
-    )
+    assert snippet(found, "kernel") == "Each <mark>kernel</mark> costs T ≈ 2kn · b/BW + k t_launch."
     assert [n.title for n in find_nodes("t_launch")] == ["Chapter Two"]
 
 
@@ -236,7 +236,8 @@ def test_search_snippet_escapes_a_hostile_body(small_tree):
 @pytest.mark.postgresql
 def test_search_snippet_of_a_body_with_the_highlight_sentinels_adds_no_markup(small_tree):
     text = "Fusion \x01<\x02mark\x03 \x02x\x03"  # as if written around save()
-    Node.objects.filter(title="Chapter Two").update(body_text=text)
+    sections = [{"id": "", "title": "", "text": text}]
+    Node.objects.filter(title="Chapter Two").update(body_text=text, sections=sections)
     (found,) = find_nodes("fusion")
     assert snippet(found, "fusion") == "<mark>Fusion</mark> &lt;mark x"
 
@@ -661,6 +662,8 @@ def test_search_top_results_answer_json_with_marked_titles_and_paths(client, cur
             {
                 "title": "Graph Optimization and Kernel Fusion",
                 "title_html": "Graph Optimization and <mark>Kernel</mark> <mark>Fusion</mark>",
+                "heading": "",
+                "heading_html": "",
                 "url": "/ml-systems/ml-compilers/graph-optimization-and-kernel-fusion/",
                 "path": "ML Systems › ML Compilers",
             }
