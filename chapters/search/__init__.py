@@ -18,15 +18,16 @@ read.
 
 import re
 from collections import Counter
+from contextlib import contextmanager
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Case, Q, Value, When
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from ..models import Node, Synonym
+from ..models import Node
 from ..navigation import breadcrumbs
-from . import postgresql, sqlite
+from . import kept, postgresql, sqlite
 from .query import highlighter, parse, query_terms, similarity, words
 from .results import Found
 
@@ -62,20 +63,24 @@ def _backend(nodes):
     return postgresql if connections[nodes.db].vendor == "postgresql" else sqlite
 
 
+@contextmanager
 def indexed(using=DEFAULT_DB_ALIAS):
-    """Return a context manager under which to run search's queries on database ``using``.
+    """Run the block's searches on database ``using`` at one version of the wiki, indexed.
 
-    On PostgreSQL its planner is told to use the indexes that serve them
-    (:func:`.postgresql.indexed`, which says why), in a transaction; on SQLite it does
-    nothing.
+    The wiki's version is read first (:func:`.kept.at_version`: the synonyms are those of
+    that version). Then, on PostgreSQL, its planner is told to use the indexes that serve
+    the queries (:func:`.postgresql.indexed`, which says why), in a transaction; on SQLite
+    nothing more.
     """
     backend = postgresql if connections[using].vendor == "postgresql" else sqlite
-    return backend.indexed(using)
+    with kept.at_version(), backend.indexed(using):
+        yield
 
 
 def parse_query(query):
-    """Return ``query`` parsed (:func:`.query.parse`) with the editors' synonyms."""
-    return parse(query, synonyms=lambda found: Synonym.objects.variants_of(found))
+    """Return ``query`` parsed (:func:`.query.parse`) with the editors' synonyms of the
+    wiki's version (:func:`.kept.synonyms_of`)."""
+    return parse(query, synonyms=kept.synonyms_of)
 
 
 def find_nodes(query, *, area="", status=""):

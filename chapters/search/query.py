@@ -166,7 +166,7 @@ def parse(text, synonyms=None):
     Args:
         text: the query as typed.
         synonyms: a function from a list of folded words to a dict mapping some of them to
-            lists of other spellings (``chapters.models.Synonym.variants_of``), or None.
+            lists of other spellings (``chapters.search.kept.synonyms_of``), or None.
 
     Returns:
         A :class:`Query`; falsy when nothing is left to search for.
