@@ -28,7 +28,7 @@ from django.utils.safestring import mark_safe
 from ..models import Node
 from ..navigation import breadcrumbs
 from . import kept, postgresql, sqlite
-from .query import highlighter, parse, query_terms, similarity, words
+from .query import parse, query_terms, similarity, words
 from .results import Found
 
 __all__ = [
@@ -266,8 +266,8 @@ def highlight(title, query):
 
 
 def _spans(query):
-    """Return the highlighter of ``query`` (a string, or a parsed query)."""
-    return highlighter(parse_query(query) if isinstance(query, str) else query)
+    """Return the highlighter of ``query`` (a string, or a parsed query: its own, kept)."""
+    return (parse_query(query) if isinstance(query, str) else query).spans
 
 
 def _marked(text, spans):
