@@ -17,7 +17,7 @@ ENGLISH, SIMPLE = "chapters_english", "chapters_simple"
 SLICE = 100  # matches ranked by relevance; the rest follow from the queryset (Found)
 BODY_WEIGHTS = "'{0.0,0.25,1.0,1.0}'::float4[]"  # postgresql.BODY_WEIGHTS, as SQL
 # The vectors searched, by configuration: whole, the title (A) alone, the headings and body.
-# The title's is parsed again, as migration 0029 parses it into the stored vectors (where it
+# The title's is parsed again, as migration 0029_search parses it into the stored vectors (where it
 # comes first, so its positions are the same): ts_filter() of a stored vector would read the
 # whole vector out of TOAST for each of the title's keys, for every match (at 20,000 nodes,
 # most of a broad word's time).
