@@ -18,14 +18,15 @@ read.
 """
 
 from collections import Counter
+from contextlib import contextmanager
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Case, Q, Value, When
 
-from ..models import Node, Synonym
+from ..models import Node
 from ..navigation import breadcrumbs
-from . import postgresql, sqlite
-from .query import highlighter, parse, query_terms, similarity, words
+from . import kept, postgresql, sqlite
+from .query import parse, query_terms, similarity, words
 from .results import Found
 from .sections import Quoter, marked
 
@@ -57,20 +58,24 @@ def _backend(nodes):
     return postgresql if connections[nodes.db].vendor == "postgresql" else sqlite
 
 
+@contextmanager
 def indexed(using=DEFAULT_DB_ALIAS):
-    """Return a context manager under which to run search's queries on database ``using``.
+    """Run the block's searches on database ``using`` at one version of the wiki, indexed.
 
-    On PostgreSQL its planner is told to use the indexes that serve them
-    (:func:`.postgresql.indexed`, which says why), in a transaction; on SQLite it does
-    nothing.
+    The wiki's version is read first (:func:`.kept.at_version`: the synonyms are those of
+    that version). Then, on PostgreSQL, its planner is told to use the indexes that serve
+    the queries (:func:`.postgresql.indexed`, which says why), in a transaction; on SQLite
+    nothing more.
     """
     backend = postgresql if connections[using].vendor == "postgresql" else sqlite
-    return backend.indexed(using)
+    with kept.at_version(), backend.indexed(using):
+        yield
 
 
 def parse_query(query):
-    """Return ``query`` parsed (:func:`.query.parse`) with the editors' synonyms."""
-    return parse(query, synonyms=lambda found: Synonym.objects.variants_of(found))
+    """Return ``query`` parsed (:func:`.query.parse`) with the editors' synonyms of the
+    wiki's version (:func:`.kept.synonyms_of`)."""
+    return parse(query, synonyms=kept.synonyms_of)
 
 
 def find_nodes(query, *, area="", status=""):
@@ -250,5 +255,5 @@ def highlight(title, query):
 
 
 def _spans(query):
-    """Return the highlighter of ``query`` (a string, or a parsed query)."""
-    return highlighter(parse_query(query) if isinstance(query, str) else query)
+    """Return the highlighter of ``query`` (a string, or a parsed query: its own, kept)."""
+    return (parse_query(query) if isinstance(query, str) else query).spans

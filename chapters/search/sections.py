@@ -27,7 +27,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from ..words import WORD
-from .query import english_stem, highlighter
+from .query import english_stem
 
 __all__ = ["Quote", "Quoter", "marked"]
 
@@ -67,7 +67,7 @@ class Quoter:
     """
 
     def __init__(self, query):
-        self.spans = highlighter(query)
+        self.spans = query.spans
         # Each unit is one word of a word or phrase term: (spellings, their stems, prefixes).
         self.units = []
         # Each term: its options (several for "a or b"), each a list of unit numbers, or
