@@ -15,19 +15,24 @@ class Found:
         count: their number, or None to let the queryset count them.
         every: False when they match some terms of the query only, as no node matched
             them all (``chapters.search.find_nodes``).
+        few: True when, besides, half of the query's terms or more are found nowhere: a
+            correction is tried first (``chapters.search.answer``).
         ranked: the ids of the first nodes in order, when the backend ranked them apart: a
             slice within them is read by id, without ordering every match again.
     """
 
-    def __init__(self, nodes, count=None, *, every=True, ranked=None):
+    def __init__(self, nodes, count=None, *, every=True, few=False, ranked=None):
         self.nodes = nodes
         self._count = count
         self.every = every
+        self.few = few
         self._ranked = ranked
 
     def count(self):
-        """Return the number of nodes found."""
-        return self.nodes.count() if self._count is None else self._count
+        """Return the number of nodes found (counted once)."""
+        if self._count is None:
+            self._count = self.nodes.count()
+        return self._count
 
     def empty(self):
         """Return True when nothing is found (without a query when the number is known)."""
