@@ -228,3 +228,32 @@ def test_search_page_of_some_words_says_so_and_offers_a_correction(client, small
     suggestion = page.find(class_="result-suggestion")
     assert suggestion.get_text() == "Did you mean convolutional neural networks?"
     assert suggestion.a["href"] == "?q=convolutional+neural+networks"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("query", ["prefetch_related", "prefetch related"])
+def test_search_ranks_a_heading_equal_to_the_query_first(small_tree, query):
+    # Both have the words in a heading; the tips say them more often, in fewer words.
+    write_pages(
+        (
+            "Tips",
+            "## Using prefetch_related well\n\nCall prefetch_related, then prefetch_related.",
+        ),
+        (
+            "Reference",
+            "## Methods\n\nEvery method of a query set, one by one, with its arguments, what "
+            "it returns and an example of each.\n\n## prefetch_related()\n\nFetches the "
+            "related objects of each result in one more query.",
+        ),
+    )
+    assert found_titles(query, 2) == ["Reference", "Tips"]
+
+
+@pytest.mark.django_db
+def test_search_reads_a_possessive_as_its_word(small_tree):
+    write_pages(
+        ("Permissions", "Each user has permissions."),
+        ("Groups", "A group of users."),
+    )
+    found = find_nodes("a user's permissions")
+    assert ([node.title for node in found], found.every) == (["Permissions"], True)

@@ -42,8 +42,8 @@ SCORED = (
 # Whether a heading of node n, lower-cased and without HEADING_PUNCTUATION, is the query's
 # words run together (query.Query.joined), for nodes with every term in their headings.
 HEADING_IS_QUERY = (
-    "CASE WHEN heading_coverage = {every_term} THEN EXISTS (SELECT 1 FROM json_each(n.headings) "
-    "WHERE lower({stripped}) = %s) ELSE 0 END"
+    "CASE WHEN ({heading_coverage}) = {every_term} THEN EXISTS (SELECT 1 FROM "
+    "json_each(n.headings) WHERE lower({stripped}) = %s) ELSE 0 END"
 )
 # A node's place among the ranked ones, in a string of their ids: ",12,7,40,".
 POSITION = "nullif(instr(%s, ',' || chapters_node.id || ','), 0)"
@@ -185,8 +185,9 @@ def _ranked(base, query, every, words):
         for character in HEADING_PUNCTUATION:
             stripped = f"replace({stripped}, '{character}', '')"
         heading_is_query = HEADING_IS_QUERY.format(
-            every_term=every_term, stripped=stripped
-        ).replace("heading_coverage", f"({heading_coverage})")
+            heading_coverage=heading_coverage, every_term=every_term, stripped=stripped
+        )
+        # The heading coverage again, then the joined words.
         params.extend(params[-len(in_headings) :] + [joined])
     pairs = [(f"n.id IN ({INDEX_MATCH})", [_string(f"{a} {b}")]) for a, b in query.pairs()]
     adjacent = met(pairs) or "0"
