@@ -52,13 +52,15 @@ def django_answers(vendor):
 
     The corpus is imported (about 25 s) and the 172 queries answered once per pass: the
     floor and the agreement below read the same answers (``vendor`` keys the cache, one per
-    pass). Called inside a test with the ``curriculum`` fixture loaded.
+    pass), and run on one worker under pytest-xdist (``xdist_group``). Called inside a test
+    with the ``curriculum`` fixture loaded.
     """
     call_command("import_markdown", str(CORPUS), verbosity=0)
     return wiki_answers(QUERIES_DJANGO)
 
 
 @pytest.mark.django_db
+@pytest.mark.xdist_group("django_relevance")  # one worker imports the corpus, once
 def test_relevance_on_django_documentation_stays_above_its_floor(curriculum):
     answers = django_answers(connection.vendor)
     _n, at_1, at_3, mrr = scores(answers, QUERIES_DJANGO)["all"]
@@ -68,6 +70,7 @@ def test_relevance_on_django_documentation_stays_above_its_floor(curriculum):
 
 
 @pytest.mark.django_db
+@pytest.mark.xdist_group("django_relevance")
 def test_relevance_on_django_documentation_gives_the_same_first_results_on_both_databases(
     curriculum,
 ):
