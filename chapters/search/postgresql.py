@@ -42,7 +42,7 @@ from django.db.models import (
     When,
 )
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import StrIndex
+from django.db.models.functions import Coalesce, NullIf, StrIndex
 from django.db.models.lookups import GreaterThan
 
 from ..models import Node
@@ -56,7 +56,8 @@ ENGLISH, SIMPLE = "chapters_english", "chapters_simple"
 CANDIDATES = 20  # titles read to correct one word
 WORD_SIMILARITY = 0.3  # pg_trgm.word_similarity_threshold while looking for them
 # BM25 as FTS5's bm25() has it: its constants, and the weights of D, C (the body: 1, scaled to
-# the largest weight ts_rank_cd takes), B (the headings: sqlite.HEADING_WEIGHT) and A.
+# the largest weight ts_rank_cd takes), B (the headings: sqlite.HEADING_WEIGHT) and A (the
+# title, which BM25 leaves out, as SQLite's chapters_node_text does).
 K1, B = 1.2, 0.75
 BM25_WEIGHTS = [0.0, 0.25, 1.0, 0.0]
 
@@ -136,14 +137,15 @@ def _bm25(using, terms):
                 )
             )
         )
+        # The title's weight (A) is 0: its occurrences count for nothing, without the cost
+        # of ts_filter() for every phrase of every match.
         occurrences = SearchRank(
-            _vector(f"ts_filter({vector}, '{{b,c}}')"),
-            query,
-            weights=BM25_WEIGHTS,
-            normalization=0,
-            cover_density=True,
+            _vector(vector), query, weights=BM25_WEIGHTS, normalization=0, cover_density=True
         ) * Value(1 / BM25_WEIGHTS[1])
-        score = score + idf * Value(K1 + 1) * occurrences / (occurrences + length)
+        # f (k1 + 1) / (f + K) as (k1 + 1) / (1 + K / f), so that f is computed once: none
+        # where the phrase is not in the text (f = 0).
+        saturation = Value(K1 + 1) / (Value(1.0) + length / NullIf(occurrences, Value(0.0)))
+        score = score + idf * Coalesce(saturation, Value(0.0), output_field=FloatField())
     return ExpressionWrapper(score, output_field=FloatField())
 
 
