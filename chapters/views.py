@@ -312,6 +312,9 @@ def search_results(request):
 def _search_page(query, area, status, number):
     """Return the search page's results: ``page``, ``results`` and, if made, ``corrected``.
 
+    Each result holds its node, its title marked, its ancestors and its ``quote``: the
+    heading it opens at and its snippet (``search.Quoter``).
+
     The query's results, or its correction's (``search.answer``); when they have some of
     the query's words only, ``some_words``, and the correction to offer ("Did you mean"),
     if any, as ``suggested`` and its link's ``suggested_query``. The queries run under
@@ -335,13 +338,14 @@ def _search_page(query, area, status, number):
                     {"q": suggested, **{key: value for key, value in filters.items() if value}}
                 )
         ancestors = navigation.breadcrumbs(page)
+        quote = search.Quoter(parsed)
         found["page"] = page
         found["results"] = [
             {
                 "node": node,
                 "title": search.highlight(node.title, parsed),
                 "ancestors": ancestors[node.pk],
-                "snippet": search.snippet(node, parsed),
+                "quote": quote(node),
             }
             for node in page
         ]

@@ -8,6 +8,8 @@ import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 
 import pytest
+from django.db import transaction
+from django.test import override_settings
 from pypdf import PdfReader
 
 from chapters.books import front
@@ -18,7 +20,9 @@ from chapters.books.pdf import book_style, render_pdf
 from tests.helpers import build_tree, edit
 from tests.test_books import pdf_text
 
-pytestmark = pytest.mark.usefixtures("books_root")
+# Run in parallel (bin/test -n 2 --dist loadgroup), the module's tests go to one worker, which
+# builds the book they share (``parted``) once.
+pytestmark = [pytest.mark.usefixtures("books_root"), pytest.mark.xdist_group("book_parts")]
 
 TITLES = [
     "Area A",
@@ -42,16 +46,24 @@ def paragraphs(count):
     return "\n\n".join(f"Paragraph {n}. " * 40 for n in range(count))
 
 
-@pytest.fixture
-def parted(small_tree, settings, tmp_path):
+@pytest.fixture(scope="module")
+def parted(small_tree_snapshot, django_db_blocker, tmp_path_factory):
     """Build the small tree's whole book in parts of two nodes (three parts, the second
-    starting inside Area A); return its file."""
-    settings.BOOK_PART_SIZE = 2
-    edit("Chapter One", body="See [[Chapter Five]] and [[Chapter Four]].\n\n" + paragraphs(12))
-    edit("Chapter Three", body=paragraphs(30))
-    edit("Chapter Six", body=paragraphs(30))
-    pdf = tmp_path / "book.pdf"
-    pdf.write_bytes(render_pdf(book_of(None)))
+    starting inside Area A), once for the module's tests; return its file.
+
+    The tree and its edits are written in a transaction rolled back once the book is built,
+    so each test starts from an empty database, as from its own fixtures.
+    """
+    folder = tmp_path_factory.mktemp("parted")
+    pdf = folder / "book.pdf"
+    settings = override_settings(BOOK_PART_SIZE=2, BOOKS_ROOT=folder / "books")
+    with django_db_blocker.unblock(), settings, transaction.atomic():
+        small_tree_snapshot.restore()
+        edit("Chapter One", body="See [[Chapter Five]] and [[Chapter Four]].\n\n" + paragraphs(12))
+        edit("Chapter Three", body=paragraphs(30))
+        edit("Chapter Six", body=paragraphs(30))
+        pdf.write_bytes(render_pdf(book_of(None)))
+        transaction.set_rollback(True)
     return pdf
 
 

@@ -46,6 +46,7 @@ from django.db.models.functions import Coalesce, NullIf, StrIndex
 from django.db.models.lookups import GreaterThan
 
 from ..models import Node
+from . import postgresql_sql
 from .query import HEADING_PUNCTUATION, MIN_PREFIX
 from .ranking import ORDER, count_met, partial_title_length
 from .results import Found
@@ -113,7 +114,7 @@ def _bm25(using, terms):
     the body, weighted 1 (``ts_rank_cd`` of one phrase, normalization 0, is the sum of its
     occurrences' weights), ``L`` the node's ``words`` and ``avgL`` their mean. ``N`` and
     ``avgL`` are read first, in one query that the index ``chapters_node_words`` (migration
-    0031) answers alone; each phrase's inverse document frequency is a subquery of the
+    0032) answers alone; each phrase's inverse document frequency is a subquery of the
     ranking query, which PostgreSQL runs once (an ``InitPlan``) through the GIN index.
     """
     with connections[using].cursor() as cursor:
@@ -212,7 +213,24 @@ def find(nodes, query, title_is_query, *, every=True):
 
     Order (docs/search.md, "Ranking"): the keys of :data:`.ranking.ORDER`, as on SQLite,
     with this ``relevance``: the BM25 of the headings and body (:func:`_bm25`), computed as
-    SQLite's FTS5 computes it, so that both databases rank alike.
+    SQLite's FTS5 computes it, so that both databases rank alike. The first ``SLICE`` are
+    ranked in one query written as SQL (:func:`.postgresql_sql.ranked`), which also counts the
+    matches; the queryset of them all, in the same order, is made only when asked for
+    (:class:`.results.Found`).
+    """
+    if not query.terms:
+        return Found(_ordered(nodes, query, title_is_query, every))
+    ids, count = postgresql_sql.ranked(nodes, query, every)
+    return Found(
+        lambda: _ordered(nodes, query, title_is_query, every), count, ranked=ids, by_id=nodes
+    )
+
+
+def _ordered(nodes, query, title_is_query, every):
+    """Return the queryset of ``nodes`` that match ``query``, in the order of :func:`find`.
+
+    What :func:`.postgresql_sql.ranked` computes as SQL, as Django expressions: for a slice past the
+    ranked nodes, and for the queryset's own methods (``values_list()``, ...).
     """
     words = [term for term in query.terms if term.kind != "substring"]
     substrings = [term for term in query.terms if term.kind == "substring"]
@@ -233,7 +251,7 @@ def find(nodes, query, title_is_query, *, every=True):
         else:
             nodes = nodes.exclude(document=_term_query(term))
     if not query.terms:
-        return Found(nodes.order_by("tree_id", "lft"))
+        return nodes.order_by("tree_id", "lft")
     matched, in_title, in_headings = [], [], []
     for term in query.terms:
         if term.kind == "substring":
@@ -265,7 +283,7 @@ def find(nodes, query, title_is_query, *, every=True):
             ),
             default=Value(False),
         )
-    return Found(
+    return (
         nodes.alias(
             title_is_query=title_is_query,
             coverage=Value(every_term) if every else count_met(matched),
@@ -280,10 +298,9 @@ def find(nodes, query, title_is_query, *, every=True):
 
 
 def matches(nodes, term):
-    """Return whether any of ``nodes`` matches ``term`` (one query)."""
-    if term.kind == "substring":
-        return nodes.filter(_substring(term)).exists()
-    return _aliased(nodes).filter(document=_term_query(term)).filter(_own(term)).exists()
+    """Return whether any of ``nodes`` matches ``term`` (one query, written as SQL:
+    :func:`.postgresql_sql.matches`)."""
+    return postgresql_sql.matches(nodes, term)
 
 
 def _aliased(nodes):

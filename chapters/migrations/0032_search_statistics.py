@@ -26,7 +26,7 @@ def drop(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("chapters", "0030_prerequisites"),
+        ("chapters", "0031_sections"),
     ]
 
     operations = [
