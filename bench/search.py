@@ -18,7 +18,8 @@ measured by this script in a process of its own (``--measure``):
   median of ``--runs`` runs, after one to warm up, of
 
   - ``page``: the whole search page (``GET /search/?q=`` with Django's test client:
-    middleware, the query's work and the template);
+    middleware and the template; what its search finds is kept per version of the pages,
+    so after the run that warms up, a repeated request's, as a reader's would be);
   - ``work``: the search page's query work alone (``chapters.views._search_page``: the
     search, the count, the correction when one is needed, the first page read, its
     snippets, highlights and breadcrumbs), which nothing caches;
