@@ -3,6 +3,7 @@
 Usage, from the repository's root (see bench/README.md)::
 
     .venv/bin/python bench/relevance.py [--databases sqlite,postgresql] [--verbose]
+        [--first-results tests/data/django-first-results.json]
 
 For each database, a scratch database (made and dropped as bench/run.py makes them) gets the
 curriculum fixture and the Django documentation's pages (``tests/data/django-docs/``,
@@ -13,7 +14,10 @@ titles and bodies, titles boosted, each word also matched fuzzily and as a prefi
 the same pages as the first database stores them and answers the same queries. Printed per
 system and category: hit@1, hit@3 and the mean reciprocal rank (MRR) of the first page
 that answers the query, within the first ten; then how many queries get the same first result
-on SQLite and on PostgreSQL.
+on SQLite and on PostgreSQL. With ``--first-results``, each database's first result per query
+is written to a file: ``tests/data/django-first-results.json`` is that file, which the suite
+checks each database against (and the two against each other), so a change to search that
+changes a first result writes it again.
 """
 
 import argparse
@@ -79,6 +83,21 @@ def tantivy_answers(pages, queries):
     return answers
 
 
+def write_first_results(path, results):
+    """Write the first result of each query on each database to ``path``, as JSON.
+
+    ``{"sqlite": {query: path or null, ...}, "postgresql": {...}}``
+    (``tests.django_relevance.first_results``): the kept answers that
+    ``tests/test_search_relevance.py`` compares each database's with (bench/README.md,
+    "Relevance on Django's documentation").
+    """
+    from tests.django_relevance import first_results
+
+    kept = {database: first_results(results[database]) for database in ("sqlite", "postgresql")}
+    path.write_text(json.dumps(kept, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote the first results of both databases to {path}")
+
+
 def measure(with_tantivy):
     """Load the corpus into the configured database and print the answers as JSON."""
     import django
@@ -105,6 +124,12 @@ def main():
     parser.add_argument("--databases", default="sqlite,postgresql")
     parser.add_argument("--postgres-url", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--verbose", action="store_true", help="list the queries missed at 3")
+    parser.add_argument(
+        "--first-results",
+        metavar="FILE",
+        help="write each database's first result per query there (tests/data/"
+        "django-first-results.json, which tests/test_search_relevance.py checks)",
+    )
     parser.add_argument("--measure", choices=["wiki", "wiki+tantivy"], help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.measure:
@@ -148,6 +173,8 @@ def main():
         pairs = list(zip(results["sqlite"], results["postgresql"], strict=True))
         same = sum(lite[:1] == postgres[:1] for lite, postgres in pairs)
         print(f"the same first result on both databases: {same} of {len(pairs)} queries")
+    if arguments.first_results:
+        write_first_results(Path(arguments.first_results), results)
     if arguments.verbose:
         for system, ranked in results.items():
             for (category, query, expected), found in zip(QUERIES, ranked, strict=True):

@@ -349,26 +349,22 @@ def _search_page(query, area, status, number):
     Each result holds its node, its title marked, its ancestors and its ``quote``: the
     heading it opens at and its snippet (``search.Quoter``).
 
-    The query's results, or when it finds nothing, its correction's; when they have some of
+    The query's results, or its correction's (``search.answer``); when they have some of
     the query's words only, ``some_words``, and the correction to offer ("Did you mean"),
     if any, as ``suggested`` and its link's ``suggested_query``. The queries run under
     ``search.indexed()``. ``number`` is the page asked for, as given.
     """
     found = {}
     with search.indexed():
-        parsed = search.parse_query(query)
-        nodes = search.find_nodes(parsed, area=area, status=status)
+        parsed, nodes, corrected = search.answer(query, area=area, status=status)
         page = Paginator(nodes, RESULTS_PER_PAGE).get_page(number)
-        corrected = "" if page.paginator.count else search.suggest(query, area=area, status=status)
         if corrected:
-            parsed = search.parse_query(corrected)
-            nodes = search.find_nodes(parsed, area=area, status=status)
-            page = Paginator(nodes, RESULTS_PER_PAGE).get_page(number)
             found["corrected"] = corrected
         elif not nodes.every:
-            # Pages with some of the words only: a correction may find them all.
+            # Pages with some of the words only: a correction may find them all (that of a
+            # query with few words found was tried already).
             found["some_words"] = True
-            suggested = search.suggest(query, area=area, status=status)
+            suggested = "" if nodes.few else search.suggest(query, area=area, status=status)
             if suggested:
                 filters = {"area": area, "status": status}
                 found["suggested"] = suggested

@@ -16,9 +16,20 @@ Used by ``tests/test_search_relevance.py`` (both databases, with a floor) and by
 from collections import defaultdict
 from pathlib import Path
 
-__all__ = ["CORPUS", "QUERIES", "scores", "wiki_answers"]
+__all__ = [
+    "AGREEMENT",
+    "CORPUS",
+    "FIRST_RESULTS",
+    "QUERIES",
+    "first_results",
+    "scores",
+    "wiki_answers",
+]
 
 CORPUS = Path(__file__).resolve().parent / "data" / "django-docs"
+# Each database's first result per query, as bench/relevance.py --first-results last wrote it.
+FIRST_RESULTS = Path(__file__).resolve().parent / "data" / "django-first-results.json"
+AGREEMENT = 0.95  # the share of queries with the same first result on both (issue 26)
 
 
 def _docs(*paths):
@@ -335,16 +346,23 @@ def scores(ranked, queries):
     return {key: (n, h1 / n, h3 / n, mrr / n) for key, (n, h1, h3, mrr) in totals.items()}
 
 
+def first_results(ranked, queries=None):
+    """Return ``{query: its first path, or None}`` for each query's ranked paths (``ranked``,
+    in the order of ``queries``, by default :data:`QUERIES`)."""
+    queries = QUERIES if queries is None else queries
+    return {
+        query: (found[:1] or [None])[0]
+        for (_, query, _), found in zip(queries, ranked, strict=True)
+    }
+
+
 def wiki_answers(queries):
     """Return the first ten paths the wiki's search gives each query (the search page's
-    answer: a query that finds nothing is corrected, ``chapters.search.suggest``)."""
-    from chapters.search import find_nodes, suggest  # Django is set up by now
+    answer, corrections included: ``chapters.search.answer``)."""
+    from chapters.search import answer  # Django is set up by now
 
     answers = []
     for _category, query, _expected in queries:
-        found = list(find_nodes(query).values_list("path", flat=True)[:10])
-        corrected = "" if found else suggest(query)
-        if corrected:
-            found = list(find_nodes(corrected).values_list("path", flat=True)[:10])
-        answers.append(found)
+        _parsed, found, _corrected = answer(query)
+        answers.append(list(found.values_list("path", flat=True)[:10]))
     return answers

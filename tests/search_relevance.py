@@ -8,7 +8,7 @@ chapter, code identifiers and formulas in bodies.
 """
 
 from chapters.models import Node
-from chapters.search import find_nodes, suggest
+from chapters.search import answer
 
 __all__ = ["BODIES", "EXTRA_NODES", "QUERIES", "add_relevance_nodes", "found_titles", "hit_rates"]
 
@@ -145,14 +145,11 @@ def add_relevance_nodes():
 def found_titles(query, count=3):
     """Return the first ``count`` titles the search page shows for ``query``.
 
-    As ``chapters.views.search_results``: the results of the query, or when it finds
-    nothing, those of the suggested correction (``chapters.search.suggest``).
+    As ``chapters.views.search_results``: the results of the query, or of its correction
+    (``chapters.search.answer``).
     """
-    titles = list(find_nodes(query).values_list("title", flat=True)[:count])
-    corrected = "" if titles else suggest(query)
-    if corrected:
-        titles = list(find_nodes(corrected).values_list("title", flat=True)[:count])
-    return titles
+    _parsed, found, _corrected = answer(query)
+    return list(found.values_list("title", flat=True)[:count])
 
 
 def hit_rates(find=found_titles):

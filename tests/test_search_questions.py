@@ -5,7 +5,7 @@ Every test runs on both databases and expects the same first result from each (i
 
 import pytest
 
-from chapters.search import find_nodes, suggest
+from chapters.search import answer, find_nodes, suggest
 from tests.helpers import edit, soup
 from tests.search_relevance import found_titles
 
@@ -69,10 +69,42 @@ def test_search_answers_questions_on_the_curriculum(curriculum, query, expected)
 
 
 @pytest.mark.django_db
-def test_search_of_words_half_of_which_the_wiki_lacks_is_corrected_instead(small_tree):
-    write_pages(("Memory Hierarchy", "Caches sit between registers and memory."))
-    assert list(find_nodes("memory heirarchy")) == []
+def test_search_of_words_half_of_which_the_wiki_lacks_is_corrected_first(small_tree):
+    write_pages(
+        ("Memory Hierarchy", "Caches sit between registers and memory."),
+        ("Registers", "The fastest memory of all."),
+    )
+    found = find_nodes("memory heirarchy")
+    assert ([node.title for node in found], found.every, found.few) == (
+        ["Memory Hierarchy", "Registers"],
+        False,
+        True,
+    )
     assert suggest("memory heirarchy") == "memory hierarchy"
+    _parsed, found, corrected = answer("memory heirarchy")
+    assert ([node.title for node in found], found.every, corrected) == (
+        ["Memory Hierarchy"],
+        True,
+        "memory hierarchy",
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "query", ["how do i fuse kernels", "kernels zzzzzz qqqqqq", "kernel xxxxxxxxx wwwwwwww"]
+)
+def test_search_answers_pages_while_one_word_of_many_matches(small_tree, query):
+    write_pages(
+        ("Kernels", "A kernel runs on the device."),
+        ("Streams", "Streams order the work of the device."),
+    )
+    _parsed, found, corrected = answer(query)
+    assert ([node.title for node in found], found.every, found.few, corrected) == (
+        ["Kernels"],
+        False,
+        True,
+        "",
+    )
 
 
 @pytest.mark.django_db
@@ -196,3 +228,32 @@ def test_search_page_of_some_words_says_so_and_offers_a_correction(client, small
     suggestion = page.find(class_="result-suggestion")
     assert suggestion.get_text() == "Did you mean convolutional neural networks?"
     assert suggestion.a["href"] == "?q=convolutional+neural+networks"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("query", ["prefetch_related", "prefetch related"])
+def test_search_ranks_a_heading_equal_to_the_query_first(small_tree, query):
+    # Both have the words in a heading; the tips say them more often, in fewer words.
+    write_pages(
+        (
+            "Tips",
+            "## Using prefetch_related well\n\nCall prefetch_related, then prefetch_related.",
+        ),
+        (
+            "Reference",
+            "## Methods\n\nEvery method of a query set, one by one, with its arguments, what "
+            "it returns and an example of each.\n\n## prefetch_related()\n\nFetches the "
+            "related objects of each result in one more query.",
+        ),
+    )
+    assert found_titles(query, 2) == ["Reference", "Tips"]
+
+
+@pytest.mark.django_db
+def test_search_reads_a_possessive_as_its_word(small_tree):
+    write_pages(
+        ("Permissions", "Each user has permissions."),
+        ("Groups", "A group of users."),
+    )
+    found = find_nodes("a user's permissions")
+    assert ([node.title for node in found], found.every) == (["Permissions"], True)

@@ -246,24 +246,18 @@ class SearchView(APIView):
     )
     def get(self, request):
         """Return a page of results, best first; ``corrected`` is the query searched
-        instead when the one asked found nothing (as the search page does)."""
+        instead when the one asked found nothing, or few of its words (as the search page
+        does: ``search.answer``)."""
         form = SearchForm(request.query_params, areas=search_areas(version(request)).choices)
         if not form.is_valid():
             form_errors(form)
         query, area, status = (form.cleaned_data[name] for name in ("q", "area", "status"))
         if not query:
             raise serializers.ValidationError({"q": ["Say what to search for."]})
-        paginator, corrected = self.pagination_class(), ""
+        paginator = self.pagination_class()
         with search.indexed():
-            parsed = search.parse_query(query)
-            nodes = search.find_nodes(parsed, area=area, status=status)
+            parsed, nodes, corrected = search.answer(query, area=area, status=status)
             page = paginator.paginate_queryset(nodes, request, view=self)
-            if not paginator.page.paginator.count:
-                corrected = search.suggest(query, area=area, status=status)
-            if corrected:
-                parsed = search.parse_query(corrected)
-                nodes = search.find_nodes(parsed, area=area, status=status)
-                page = paginator.paginate_queryset(nodes, request, view=self)
             ancestors = navigation.breadcrumbs(page)
             results = [
                 {

@@ -11,8 +11,10 @@ editors' synonyms and the spellings of :mod:`.spelling`, prefixes and stop words
 matched by one implementation per database, chosen by the connection's ``vendor``:
 :mod:`.postgresql` (full-text search in two configurations, and ``pg_trgm``) or
 :mod:`.sqlite` (three FTS5 indexes). Both rank by the keys of :mod:`.ranking`: a title equal
-to the query, more of the query's terms, more of them in the title, its words side by side,
-then relevance (``bm25()`` on SQLite, ``ts_rank_cd`` on PostgreSQL), then tree order.
+to the query, more of the query's terms, more of them in the title, a heading equal to the
+query, its words side by side, more of them in headings, then the BM25 of headings and body
+(FTS5's ``bm25()`` on SQLite, the same formula over PostgreSQL's vectors), then tree order.
+:func:`answer` is what the search page answers: a query's results, or its correction's.
 Snippets and highlights are computed the same way on both, in Python, from the text readers
 read.
 """
@@ -33,6 +35,7 @@ from .sections import Quoter, marked
 __all__ = [
     "MAX_QUERY_LENGTH",
     "MIN_TYPED",
+    "answer",
     "Quoter",
     "find_nodes",
     "highlight",
@@ -81,10 +84,11 @@ def parse_query(query):
 def find_nodes(query, *, area="", status=""):
     """Return the nodes that match ``query``, best first.
 
-    The nodes with every term of the query; when none has them all, and more than half of
-    the terms are found on their own, the nodes with any of them, those with more first
-    (docs/search.md, "Ranking"). A query half of whose words the wiki has nowhere finds
-    nothing, so that :func:`suggest` corrects it ("memory heirarchy").
+    The nodes with every term of the query; when none has them all, the nodes with any of
+    them, those with more first (docs/search.md, "Ranking"), so that no query finds nothing
+    while some of its words match (issue 26). When half of its terms or more are found
+    nowhere, the result says so (``few``): a correction of them (:func:`suggest`) is tried
+    first ("memory heirarchy", :func:`answer`).
 
     Args:
         query: what the reader typed, already cut to :data:`MAX_QUERY_LENGTH`, or a parsed
@@ -94,9 +98,10 @@ def find_nodes(query, *, area="", status=""):
 
     Returns:
         A :class:`.results.Found`: the lazy queryset of the nodes, without their Markdown
-        body, HTML and text (their ``sections`` are loaded), their number, and whether they
-        match every term (``every``). Empty when the query has nothing to search for (only
-        punctuation, or only stop words).
+        body, HTML and text (their ``sections`` are loaded), their number, whether they
+        match every term (``every``) and whether half of the terms or more are found
+        nowhere (``few``). Empty when the query has nothing to search for (only
+        punctuation, or only stop words) or none of its terms is found.
     """
     nodes = _filtered(area, status)
     parsed = parse_query(query) if isinstance(query, str) else query
@@ -113,12 +118,39 @@ def find_nodes(query, *, area="", status=""):
     backend = _backend(nodes)
     found = backend.find(nodes, parsed, equal)
     if len(parsed.terms) > 1 and found.empty():
+        some = backend.find(nodes, parsed, equal, every=False)
+        some.every = False
         known = sum(backend.matches(nodes, term) for term in parsed.terms)
-        if 2 * known > len(parsed.terms):
-            some = backend.find(nodes, parsed, equal, every=False)
-            some.every = False
-            return some
+        some.few = 2 * known <= len(parsed.terms)
+        return some
     return found
+
+
+def answer(query, *, area="", status=""):
+    """Return what the search page answers ``query`` with: its results or its correction's.
+
+    The nodes :func:`find_nodes` finds; when there are none, or they have some terms of the
+    query only while half of its terms or more are found nowhere (``few``: a typo among few
+    words, "memory heirarchy"), those of its correction (:func:`suggest`), if it has one.
+
+    Args:
+        query: what the reader typed, already cut to :data:`MAX_QUERY_LENGTH`.
+        area: the slug of an area to search in, or "" for all.
+        status: a ``Node.Status`` value to keep, or "" for all.
+
+    Returns:
+        A triple ``(parsed, found, corrected)``: the query searched (:func:`parse_query`),
+        its :class:`.results.Found` (counted) and the correction searched instead, or "".
+    """
+    parsed = parse_query(query)
+    found = find_nodes(parsed, area=area, status=status)
+    corrected = ""
+    if found.few or not found.count():
+        corrected = suggest(query, area=area, status=status)
+        if corrected:
+            parsed = parse_query(corrected)
+            found = find_nodes(parsed, area=area, status=status)
+    return parsed, found, corrected
 
 
 def _filtered(area, status):
@@ -143,8 +175,9 @@ def suggest(query, *, area="", status=""):
     from the wiki's own words.
 
     Returns:
-        The corrected query, in lower case, or "" when there is nothing to correct or the
-        corrected query finds nothing either.
+        The corrected query, in lower case, or "" when there is nothing to correct, or when
+        the corrected query finds nothing or few of its words either (``few``, as
+        :func:`find_nodes` says).
     """
     nodes, every_node = _filtered(area, status), _filtered("", "")
     backend = _backend(nodes)
@@ -158,7 +191,10 @@ def suggest(query, *, area="", status=""):
         changed |= word is not None
         corrected.append(word or term.text)
     suggestion = " ".join(corrected + [f"-{term.text}" for term in parsed.excluded])
-    if not changed or find_nodes(suggestion, area=area, status=status).empty():
+    if not changed:
+        return ""
+    found = find_nodes(suggestion, area=area, status=status)
+    if found.few or found.empty():
         return ""
     return suggestion.lower()
 
@@ -192,8 +228,8 @@ def top_results(query):
     """Return the best few results for ``query``, for the search box as the reader types.
 
     The first :data:`TOP_RESULTS` nodes :func:`find_nodes` finds, or those of the query's
-    correction (:func:`suggest`) when it finds none; nothing for a query shorter than
-    :data:`MIN_TYPED` characters. The queries run under :func:`indexed`.
+    correction (:func:`suggest`) when it finds none or few (as :func:`answer`); nothing for
+    a query shorter than :data:`MIN_TYPED` characters. The queries run under :func:`indexed`.
 
     Returns:
         A dict: ``corrected`` (the correction shown, or "") and ``results``, a list of dicts
@@ -209,8 +245,9 @@ def top_results(query):
     if len(query) >= MIN_TYPED:
         with indexed():
             parsed = parse_query(query)
-            nodes = list(find_nodes(parsed)[:TOP_RESULTS])
-            corrected = "" if nodes else suggest(query)
+            found = find_nodes(parsed)
+            nodes = list(found[:TOP_RESULTS])
+            corrected = "" if nodes and not found.few else suggest(query)
             if corrected:
                 parsed = parse_query(corrected)
                 nodes = list(find_nodes(parsed)[:TOP_RESULTS])

@@ -29,13 +29,25 @@ from django.contrib.postgres.search import (
     TrigramWordSimilarity,
 )
 from django.db import connections, transaction
-from django.db.models import Case, F, FloatField, Q, Value, When
+from django.db.models import (
+    BooleanField,
+    Case,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    Func,
+    Q,
+    Subquery,
+    Value,
+    When,
+)
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import StrIndex
+from django.db.models.functions import Coalesce, NullIf, StrIndex
 from django.db.models.lookups import GreaterThan
 
+from ..models import Node
 from . import postgresql_sql
-from .query import MIN_PREFIX
+from .query import HEADING_PUNCTUATION, MIN_PREFIX
 from .ranking import ORDER, count_met, partial_title_length
 from .results import Found
 
@@ -44,8 +56,18 @@ __all__ = ["DOCUMENT", "body_candidates", "find", "indexed", "matches", "title_c
 ENGLISH, SIMPLE = "chapters_english", "chapters_simple"
 CANDIDATES = 20  # titles read to correct one word
 WORD_SIMILARITY = 0.3  # pg_trgm.word_similarity_threshold while looking for them
-# ts_rank_cd's weights of D, C (body), B (headings) and A (the title, filtered out before).
-BODY_WEIGHTS = [0.0, 0.25, 1.0, 1.0]
+# BM25 as FTS5's bm25() has it: its constants, and the weights of D, C (the body: 1, scaled to
+# the largest weight ts_rank_cd takes), B (the headings: sqlite.HEADING_WEIGHT) and A (the
+# title, which BM25 leaves out, as SQLite's chapters_node_text does).
+K1, B = 1.2, 0.75
+BM25_WEIGHTS = [0.0, 0.25, 1.0, 0.0]
+
+# Whether a heading of the node, lower-cased and without query.HEADING_PUNCTUATION, is the
+# query's words run together (query.Query.joined), as sqlite.HEADING_IS_QUERY.
+HEADING_IS_QUERY = (
+    "EXISTS (SELECT 1 FROM jsonb_array_elements(chapters_node.headings) AS heading "
+    "WHERE lower(translate(heading->>'title', %s, '')) = %s)"
+)
 
 # The stored vectors of migration 0014: generated columns, not model fields. The GIN index
 # is on DOCUMENT, both joined.
@@ -80,36 +102,71 @@ def _vector(sql):
     return RawSQL(sql, [], output_field=SearchVectorField())
 
 
-def _rank(terms, any_term=False):
-    """Return the rank of the vector in each configuration, for the query in it, summed.
+def _bm25(using, terms):
+    """Return the BM25 of the headings and body of each node for ``terms``, as SQLite's
+    FTS5 ``bm25()`` computes it (sqlite.org/fts5.html, "The bm25() function").
 
-    Ranked apart, as ``ts_rank`` counts how near the query's words are to each other (in the
-    two configurations joined, the words of one would be near those of the other), and a
-    stem of one configuration would match a word of the other.
-
-    Args:
-        terms: the word, phrase and "any" terms of the query.
-        any_term: False for ``ts_rank`` of every term, with PostgreSQL's default weights;
-            True for ``ts_rank_cd`` of any term in the headings and body only (as SQLite's
-            ``chapters_node_text``), with :data:`BODY_WEIGHTS`, divided by 1 + the logarithm
-            of their length (normalization 1).
+    Summed over the phrases FTS5 is given (:func:`_phrases`: each spelling and prefix of a
+    word, each phrase): the phrase's inverse document frequency ``ln((N - n + 0.5) /
+    (n + 0.5))`` (at least 1e-6, as FTS5 has it), with ``N`` the nodes and ``n`` those that
+    hold it, times ``f (k1 + 1) / (f + k1 (1 - b + b L / avgL))``, where ``f`` is the
+    phrase's occurrences in the headings, weighted :data:`.sqlite.HEADING_WEIGHT`, and in
+    the body, weighted 1 (``ts_rank_cd`` of one phrase, normalization 0, is the sum of its
+    occurrences' weights), ``L`` the node's ``words`` and ``avgL`` their mean. ``N`` and
+    ``avgL`` are read first, in one query that the index ``chapters_node_words`` (migration
+    0032) answers alone; each phrase's inverse document frequency is a subquery of the
+    ranking query, which PostgreSQL runs once (an ``InitPlan``) through the GIN index.
     """
-    rank = Value(0.0)
-    for config, vector in ((ENGLISH, ENGLISH_VECTOR), (SIMPLE, SIMPLE_VECTOR)):
-        parts = [_term_query(term, configs=(config,)) for term in terms]
-        tsquery = reduce(or_ if any_term else and_, parts)
-        if any_term:
-            ranked = SearchRank(
-                _vector(f"ts_filter({vector}, '{{b,c}}')"),
-                tsquery,
-                weights=BODY_WEIGHTS,
-                normalization=1,
-                cover_density=True,
+    with connections[using].cursor() as cursor:
+        cursor.execute("SELECT count(words), coalesce(avg(words), 0) FROM chapters_node")
+        total, mean = cursor.fetchone()
+    length = K1 * (1 - B + B * F("words") / Value(max(float(mean), 1.0)))
+    score = Value(0.0)
+    for vector, query in (phrase for term in terms for phrase in _phrases(term)):
+        held = _aliased(Node.objects.using(using).order_by()).filter(document=query)
+        idf = Subquery(
+            held.values(
+                idf=Func(
+                    Func(
+                        (Value(total + 0.5) - Func(F("pk"), function="COUNT"))
+                        / (Func(F("pk"), function="COUNT") + Value(0.5)),
+                        function="LN",
+                    ),
+                    Value(1e-6),
+                    function="GREATEST",
+                    output_field=FloatField(),
+                )
             )
-        else:
-            ranked = SearchRank(_vector(vector), tsquery)
-        rank = rank + ranked
-    return rank
+        )
+        # The title's weight (A) is 0: its occurrences count for nothing, without the cost
+        # of ts_filter() for every phrase of every match.
+        occurrences = SearchRank(
+            _vector(vector), query, weights=BM25_WEIGHTS, normalization=0, cover_density=True
+        ) * Value(1 / BM25_WEIGHTS[1])
+        # f (k1 + 1) / (f + K) as (k1 + 1) / (1 + K / f), so that f is computed once: none
+        # where the phrase is not in the text (f = 0).
+        saturation = Value(K1 + 1) / (Value(1.0) + length / NullIf(occurrences, Value(0.0)))
+        score = score + idf * Coalesce(saturation, Value(0.0), output_field=FloatField())
+    return ExpressionWrapper(score, output_field=FloatField())
+
+
+def _phrases(term):
+    """Return the phrases FTS5 ranks ``term`` by on SQLite (``sqlite._expression``), each as
+    ``(stored vector, SearchQuery)``: a word's spellings in English stems (as FTS5's Porter
+    tokenizer stems them), its prefixes as written; a phrase's words in a row."""
+    if term.kind == "any":
+        return [phrase for option in term.options for phrase in _phrases(option)]
+    if term.kind == "phrase":
+        text = term.text.replace("<", " ").replace("/", " ").replace(".", " ")
+        return [(ENGLISH_VECTOR, SearchQuery(text, search_type="phrase", config=ENGLISH))]
+    english = [
+        (ENGLISH_VECTOR, SearchQuery(spelling, search_type="plain", config=ENGLISH))
+        for spelling in term.spellings
+    ]
+    return english + [
+        (SIMPLE_VECTOR, SearchQuery(f"{prefix}:*", search_type="raw", config=SIMPLE))
+        for prefix in term.prefixes
+    ]
 
 
 def _term_query(term, configs=(ENGLISH, SIMPLE)):
@@ -155,12 +212,11 @@ def find(nodes, query, title_is_query, *, every=True):
     any of them, when not ``every``), best first.
 
     Order (docs/search.md, "Ranking"): the keys of :data:`.ranking.ORDER`, as on SQLite,
-    with this ``relevance``: for nodes with every term in the title, ``ts_rank`` (title
-    above body, repeated words counting); for the others, ``ts_rank_cd`` of headings and
-    body (:data:`BODY_WEIGHTS`), divided by the log of their length as ``bm25()`` divides by
-    theirs. The first ``SLICE`` are ranked in one query written as SQL
-    (:func:`.postgresql_sql.ranked`), which also counts the matches; the queryset of them
-    all, in the same order, is made only when asked for (:class:`.results.Found`).
+    with this ``relevance``: the BM25 of the headings and body (:func:`_bm25`), computed as
+    SQLite's FTS5 computes it, so that both databases rank alike. The first ``SLICE`` are
+    ranked in one query written as SQL (:func:`.postgresql_sql.ranked`), which also counts the
+    matches; the queryset of them all, in the same order, is made only when asked for
+    (:class:`.results.Found`).
     """
     if not query.terms:
         return Found(_ordered(nodes, query, title_is_query, every))
@@ -196,7 +252,7 @@ def _ordered(nodes, query, title_is_query, every):
             nodes = nodes.exclude(document=_term_query(term))
     if not query.terms:
         return nodes.order_by("tree_id", "lft")
-    matched, in_title = [], []
+    matched, in_title, in_headings = [], [], []
     for term in query.terms:
         if term.kind == "substring":
             matched.append(_substring(term))
@@ -204,25 +260,38 @@ def _ordered(nodes, query, title_is_query, every):
         else:
             matched.append(_own(term))
             in_title.append(_own(term, "title_"))
+            in_headings.append(_own(term, "headings_"))
+    # Side by side as SQLite's index finds a phrase: in English stems, or as written.
     pairs = [
-        Q(document=SearchQuery(f"{first} {second}", search_type="phrase", config=SIMPLE))
+        Q(english=SearchQuery(f"{first} {second}", search_type="phrase", config=ENGLISH))
+        | Q(simple=SearchQuery(f"{first} {second}", search_type="phrase", config=SIMPLE))
         for first, second in query.pairs()
     ]
     every_term = len(query.terms)
     relevance = Value(0.0)
     if words:
-        relevance = Case(
-            When(Q(title_coverage=every_term), then=-_rank(words)),
-            default=-_rank(words, any_term=True),
-            output_field=FloatField(),
+        relevance = -_bm25(nodes.db, words)
+    joined = query.joined()
+    heading_is_query = Value(False)
+    if joined:
+        heading_is_query = Case(
+            When(
+                Q(heading_coverage=every_term),
+                then=RawSQL(
+                    HEADING_IS_QUERY, [HEADING_PUNCTUATION, joined], output_field=BooleanField()
+                ),
+            ),
+            default=Value(False),
         )
     return (
         nodes.alias(
             title_is_query=title_is_query,
             coverage=Value(every_term) if every else count_met(matched),
             title_coverage=count_met(in_title),
+            heading_coverage=count_met(in_headings),
             adjacent=count_met(pairs),
         )
+        .alias(heading_is_query=heading_is_query)
         .alias(title_length=partial_title_length(every_term), relevance=relevance)
         .order_by(*ORDER)
     )
@@ -237,12 +306,14 @@ def matches(nodes, term):
 def _aliased(nodes):
     """Return ``nodes`` with the stored vectors as aliases: ``document`` (both
     configurations, which the GIN index covers), ``english`` and ``simple``, and the
-    latter two of the title alone (``title_english``, ``title_simple``)."""
+    latter two of the title alone (``title_english``, ``title_simple``) and of the headings
+    alone (``headings_english``, ``headings_simple``)."""
     vectors = {"english": ENGLISH_VECTOR, "simple": SIMPLE_VECTOR}
     return nodes.alias(
         document=_vector(DOCUMENT),
         **{name: _vector(vector) for name, vector in vectors.items()},
         **{f"title_{name}": _vector(f"ts_filter({v}, '{{a}}')") for name, v in vectors.items()},
+        **{f"headings_{name}": _vector(f"ts_filter({v}, '{{b}}')") for name, v in vectors.items()},
     )
 
 

@@ -9,13 +9,14 @@ SQL, term by term. Each helper returns ``(sql, params)``.
 
 from django.db import connections
 
-from .query import MIN_PREFIX
+from .query import HEADING_PUNCTUATION, MIN_PREFIX
 
 __all__ = ["SLICE", "matches", "ranked"]
 
 ENGLISH, SIMPLE = "chapters_english", "chapters_simple"
 SLICE = 100  # matches ranked by relevance; the rest follow from the queryset (Found)
-BODY_WEIGHTS = "'{0.0,0.25,1.0,1.0}'::float4[]"  # postgresql.BODY_WEIGHTS, as SQL
+BM25_WEIGHTS = "'{0.0,0.25,1.0,0.0}'::float4[]"  # postgresql.BM25_WEIGHTS, as SQL
+K1, B = 1.2, 0.75  # postgresql.K1, postgresql.B
 # The vectors searched, by configuration: whole, the title (A) alone, the headings and body.
 # The title's is parsed again, as migration 0029_search parses it into the stored vectors (where it
 # comes first, so its positions are the same): ts_filter() of a stored vector would read the
@@ -26,19 +27,27 @@ TITLE = {
     config: f"to_tsvector('{config}'::regconfig, translate(n.title, '</.', E'\\x01  '))"
     for config in WHOLE
 }
-BODY = {config: f"ts_filter({vector}, '{{b,c}}')" for config, vector in WHOLE.items()}
+HEADINGS = {config: f"ts_filter({vector}, '{{b}}')" for config, vector in WHOLE.items()}
 
 # The first SLICE matches in the order of ranking.ORDER, and the number of all matches.
 RANKED = """SELECT id, COUNT(*) OVER () FROM (
-    SELECT n.id, n.title, n.tree_id, n.lft, n.search_english, n.search_simple,
-        ({title_is_query}) AS title_is_query, {coverage} AS coverage,
-        {title_coverage} AS title_coverage, {adjacent} AS adjacent
+    SELECT n.id, n.title, n.tree_id, n.lft, n.search_english, n.search_simple, n.words,
+        n.headings, ({title_is_query}) AS title_is_query, {coverage} AS coverage,
+        {title_coverage} AS title_coverage, {heading_coverage} AS heading_coverage,
+        {adjacent} AS adjacent
     FROM chapters_node n WHERE {conditions}
 ) n
-ORDER BY title_is_query DESC, coverage DESC, title_coverage DESC, adjacent DESC,
+ORDER BY title_is_query DESC, coverage DESC, title_coverage DESC, {heading_is_query} DESC,
+    adjacent DESC, heading_coverage DESC, {relevance},
     CASE WHEN title_coverage > 0 AND title_coverage < {every_term} THEN length(title) ELSE 0 END,
-    {relevance}, tree_id, lft
+    tree_id, lft
 LIMIT {slice}"""
+# postgresql.HEADING_IS_QUERY, on the ranked rows.
+HEADING_IS_QUERY = (
+    "CASE WHEN heading_coverage = {every_term} THEN EXISTS (SELECT 1 FROM "
+    "jsonb_array_elements(n.headings) AS heading WHERE lower(translate(heading->>'title', %s, "
+    "'')) = %s) ELSE FALSE END"
+)
 
 
 class SQL:
@@ -126,22 +135,43 @@ def _met(conditions):
     )
 
 
-def _rank(words, vectors, function, every):
-    """Return the relevance of the words in each configuration, summed (``postgresql._rank``).
+def _phrases(term):
+    """Return the phrases of ``term`` (``postgresql._phrases``), each as ``(vector, tsquery)``."""
+    if term.kind == "any":
+        return [phrase for option in term.options for phrase in _phrases(option)]
+    if term.kind == "phrase":
+        text = term.text.replace("<", " ").replace("/", " ").replace(".", " ")
+        return [("search_english", (f"phraseto_tsquery('{ENGLISH}'::regconfig, %s)", [text]))]
+    english = [
+        ("search_english", (f"plainto_tsquery('{ENGLISH}'::regconfig, %s)", [spelling]))
+        for spelling in term.spellings
+    ]
+    return english + [
+        ("search_simple", (f"to_tsquery('{SIMPLE}'::regconfig, %s)", [f"{prefix}:*"]))
+        for prefix in term.prefixes
+    ]
 
-    ``function`` is ``ts_rank`` (of every word in the whole vectors) or ``ts_rank_cd`` (of
-    any word in the headings and body, weighted, normalization 1).
-    """
+
+def _bm25(using, words):
+    """Return the BM25 of the headings and body of the ranked rows (``postgresql._bm25``)."""
+    with connections[using].cursor() as cursor:
+        cursor.execute("SELECT count(words), coalesce(avg(words), 0) FROM chapters_node")
+        total, mean = cursor.fetchone()
+    length = f"({K1} * ({1 - B} + {B} * n.words / {max(float(mean), 1.0)}::float8))"
     sql = SQL()
-    ranks = []
-    for config in (ENGLISH, SIMPLE):
-        parts = [tsquery(term, (config,)) for term in words]
-        query = sql.add(_combine(parts, "&&" if every else "||"))
-        if function == "ts_rank":
-            ranks.append(f"ts_rank({vectors[config]}, ({query}))")
-        else:
-            ranks.append(f"ts_rank_cd({BODY_WEIGHTS}, {vectors[config]}, ({query}), 1)")
-    return f"((0.0::float8 + {ranks[0]}) + {ranks[1]})", sql.params
+    parts = []
+    for vector, query in (phrase for term in words for phrase in _phrases(term)):
+        held = sql.add(query)
+        idf = (
+            f"(SELECT greatest(ln(({total} + 0.5 - count(*)) / (count(*) + 0.5)), 1e-6) "
+            f"FROM chapters_node WHERE search_document @@ ({held}))"
+        )
+        rank = sql.add(query)
+        occurrences = f"(ts_rank_cd({BM25_WEIGHTS}, n.{vector}, ({rank}), 0) * 4.0::float8)"
+        parts.append(
+            f"({idf} * coalesce({K1 + 1} / (1.0 + {length} / nullif({occurrences}, 0.0)), 0.0))"
+        )
+    return "(0.0::float8 + " + " + ".join(parts) + ")", sql.params
 
 
 def conditions(nodes, query, every):
@@ -189,24 +219,34 @@ def ranked(nodes, query, every):
         substring(t, title=True) if t.kind == "substring" else own(t, TITLE) for t in query.terms
     ]
     title_coverage = sql.add(_met(in_title))
+    heading_coverage = sql.add(_met([own(t, HEADINGS) for t in words]))
     pairs = [
-        _at("n.search_document", (f"phraseto_tsquery('{SIMPLE}'::regconfig, %s)", [f"{a} {b}"]))
+        _combine(
+            [
+                _at(WHOLE[config], (f"phraseto_tsquery('{config}'::regconfig, %s)", [f"{a} {b}"]))
+                for config in (ENGLISH, SIMPLE)
+            ],
+            "OR",
+        )
         for a, b in query.pairs()
     ]
     adjacent = sql.add(_met(pairs))
     where = sql.add(conditions(nodes, query, every))
+    # In the order of the ORDER BY: the heading equal to the query, then the relevance.
+    joined = query.joined()
+    heading_is_query = "FALSE::boolean"
+    if joined:
+        heading_is_query = HEADING_IS_QUERY.format(every_term=every_term)
+        sql.params.extend([HEADING_PUNCTUATION, joined])
     relevance = "0.0::float8"
     if words:
-        in_title_rank = sql.add(_rank(words, WHOLE, "ts_rank", True))
-        in_body_rank = sql.add(_rank(words, BODY, "ts_rank_cd", False))
-        relevance = (
-            f"CASE WHEN title_coverage = {every_term} THEN -{in_title_rank} "
-            f"ELSE -{in_body_rank} END"
-        )
+        relevance = "-" + sql.add(_bm25(nodes.db, words))
     text = RANKED.format(
         title_is_query=title_is_query,
         coverage=coverage,
         title_coverage=title_coverage,
+        heading_coverage=heading_coverage,
+        heading_is_query=heading_is_query,
         adjacent=adjacent,
         conditions=where,
         every_term=every_term,

@@ -33,6 +33,7 @@ from .spelling import variants as spelling_variants
 from .stopwords import ENGLISH_STOP_WORDS
 
 __all__ = [
+    "HEADING_PUNCTUATION",
     "MIN_PREFIX",
     "Query",
     "Term",
@@ -56,6 +57,11 @@ NO_SPACE_SCRIPTS = re.compile(
     "[\u0e00-\u0eff\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
 )
 CYRILLIC = re.compile("[\u0400-\u04ff]")
+ASCII_WORD = re.compile("[a-z0-9]+")
+POSSESSIVE = re.compile("(?<=\\w)['\u2019]s\\b", re.IGNORECASE)
+# What a heading drops before it is compared with Query.joined(): "prefetch_related()",
+# "TemplateResponse", "django.contrib.humanize", "on-delete" are read as one word.
+HEADING_PUNCTUATION = "()_.- "
 
 RUSSIAN = snowballstemmer.stemmer("russian")
 
@@ -126,6 +132,19 @@ class Query:
             for first, second in zip(self.terms, self.terms[1:], strict=False)
             if second.adjacent and {first.kind, second.kind} <= {"word", "phrase"}
         ]
+
+    def joined(self):
+        """Return the query's words run together, as a heading equal to it reads once its
+        punctuation and spaces are dropped (:data:`HEADING_PUNCTUATION`): "prefetch_related"
+        and "template response" give "prefetchrelated" and "templateresponse".
+
+        "" unless the query is words and phrases only, none excluded, in letters a-z and
+        digits (lower case is folded alike by both databases only there).
+        """
+        if self.excluded or any(term.kind not in ("word", "phrase") for term in self.terms):
+            return ""
+        joined = "".join(word for term in self.terms for word in term.words)
+        return joined if ASCII_WORD.fullmatch(joined) else ""
 
     @cached_property
     def spans(self):
@@ -220,8 +239,13 @@ def _either(first, second):
 
 
 def _term(raw, quoted):
-    """Return the :class:`Term` for one term of the query, or None for nothing to match."""
-    folded = words(raw)
+    """Return the :class:`Term` for one term of the query, or None for nothing to match.
+
+    A possessive's "s" is dropped ("user's" is the word "user"): PostgreSQL's English
+    configuration drops it as a stop word, where SQLite's index would look for the phrase
+    "user s".
+    """
+    folded = words(POSSESSIVE.sub("", raw))
     if not folded:
         return None
     if NO_SPACE_SCRIPTS.search(raw):

@@ -16,15 +16,18 @@ from django.db.models.functions import Length
 __all__ = ["ORDER", "count_met", "partial_title_length"]
 
 # The keys, most significant first: a title equal to the query; more of the query's terms
-# matched; more of them in the title; more of its pairs of words side by side; a shorter
-# title among those holding some terms but not all; the database's relevance; tree order.
+# matched; more of them in the title; a heading equal to the query; more of its pairs of
+# words side by side; more of its terms in a heading; the relevance; a shorter title among
+# those holding some terms but not all; tree order.
 ORDER = (
     "-title_is_query",
     "-coverage",
     "-title_coverage",
+    "-heading_is_query",
     "-adjacent",
-    "title_length",
+    "-heading_coverage",
     "relevance",
+    "title_length",
     "tree_id",
     "lft",
 )

@@ -20,6 +20,8 @@ class Found:
         count: their number, or None to let the queryset count them.
         every: False when they match some terms of the query only, as no node matched
             them all (``chapters.search.find_nodes``).
+        few: True when, besides, half of the query's terms or more are found nowhere: a
+            correction is tried first (``chapters.search.answer``).
         ranked: the ids of the first nodes in order, when the backend ranked them apart: a
             slice within them is read by id, without ordering every match again.
         by_id: the queryset the ranked nodes are read from by id (the nodes searched,
@@ -28,10 +30,11 @@ class Found:
 
     ordered = True  # for the Paginator, which warns about unordered lists
 
-    def __init__(self, nodes, count=None, *, every=True, ranked=None, by_id=None):
+    def __init__(self, nodes, count=None, *, every=True, few=False, ranked=None, by_id=None):
         self._nodes = nodes
         self._count = count
         self.every = every
+        self.few = few
         self._ranked = ranked
         self._by_id = by_id
 
@@ -41,8 +44,10 @@ class Found:
         return self._nodes() if callable(self._nodes) else self._nodes
 
     def count(self):
-        """Return the number of nodes found."""
-        return self.nodes.count() if self._count is None else self._count
+        """Return the number of nodes found (counted once)."""
+        if self._count is None:
+            self._count = self.nodes.count()
+        return self._count
 
     def empty(self):
         """Return True when nothing is found (without a query when the number is known)."""

@@ -23,7 +23,7 @@ from django.db import connections
 from django.db.models import F, IntegerField, Q
 from django.db.models.expressions import RawSQL
 
-from .query import MIN_PREFIX, trigrams
+from .query import HEADING_PUNCTUATION, MIN_PREFIX, trigrams
 from .results import Found
 
 __all__ = ["body_candidates", "find", "indexed", "matches", "title_candidates"]
@@ -39,23 +39,33 @@ SCORED = (
     "WITH scored AS MATERIALIZED (SELECT rowid AS node, bm25(chapters_node_text, {weight}, 1.0) "
     "AS score FROM chapters_node_text WHERE chapters_node_text MATCH %s) "
 )
+# Whether a heading of node n, lower-cased and without HEADING_PUNCTUATION, is the query's
+# words run together (query.Query.joined), for nodes with every term in their headings.
+HEADING_IS_QUERY = (
+    "CASE WHEN ({heading_coverage}) = {every_term} THEN EXISTS (SELECT 1 FROM "
+    "json_each(n.headings) WHERE lower({stripped}) = %s) ELSE 0 END"
+)
 # A node's place among the ranked ones, in a string of their ids: ",12,7,40,".
 POSITION = "nullif(instr(%s, ',' || chapters_node.id || ','), 0)"
 
 MATCH = "SELECT rowid FROM {table} WHERE {table} MATCH %s"
 INDEX_MATCH = MATCH.format(table="chapters_node_search")
+TEXT_MATCH = MATCH.format(table="chapters_node_text")
 
 # The first SLICE matches in the order of ranking.ORDER, and the number of all matches.
 RANKED = """{scored}
 SELECT id, COUNT(*) OVER () FROM (
     SELECT n.id, n.title, n.tree_id, n.lft,
         ({title_is_query}) AS title_is_query, {coverage} AS coverage,
-        {title_coverage} AS title_coverage, {adjacent} AS adjacent, {score} AS score
+        {title_coverage} AS title_coverage, {heading_coverage} AS heading_coverage,
+        {heading_is_query} AS heading_is_query, {adjacent} AS adjacent, {score} AS score
     FROM chapters_node n {indexed} WHERE {conditions}
 )
-ORDER BY title_is_query DESC, coverage DESC, title_coverage DESC, adjacent DESC,
+ORDER BY title_is_query DESC, coverage DESC, title_coverage DESC, heading_is_query DESC,
+    adjacent DESC, heading_coverage DESC,
+    coalesce(score, 0),
     CASE WHEN title_coverage > 0 AND title_coverage < {every_term} THEN length(title) ELSE 0 END,
-    CASE WHEN title_coverage = {every_term} THEN 0 ELSE coalesce(score, 0) END, tree_id, lft
+    tree_id, lft
 LIMIT {slice}"""
 
 
@@ -97,10 +107,9 @@ def find(nodes, query, title_is_query, *, every=True):
     any of them, when not ``every``), best first.
 
     Order (docs/search.md, "Ranking"): the keys of :data:`.ranking.ORDER`, with this
-    ``relevance``: for nodes with every term in the title, none (tree order); for the
-    others, FTS5's ``bm25()`` of their headings and body (``chapters_node_text``), headings
-    weighted :data:`HEADING_WEIGHT` times the body. The first :data:`SLICE` are ranked so in
-    one query, which also counts the matches; the rest follow in tree order.
+    ``relevance``: FTS5's ``bm25()`` of the headings and body (``chapters_node_text``),
+    headings weighted :data:`HEADING_WEIGHT` times the body. The first :data:`SLICE` are
+    ranked so in one query, which also counts the matches; the rest follow in tree order.
 
     ``title_is_query``, the expression PostgreSQL orders by, is not used: the ranking query
     compares the titles of :meth:`.query.Query.titles` itself, as SQL.
@@ -184,6 +193,23 @@ def _ranked(base, query, every, words):
     every_term = len(query.terms)
     coverage = str(every_term) if every else met([_sql(term) for term in query.terms])
     title_coverage = met([_sql(term, title=True) for term in query.terms])
+    in_headings = [
+        (f"n.id IN ({TEXT_MATCH})", ["headings : " + _expression(term)])
+        for term in query.terms
+        if term.kind != "substring"
+    ]
+    heading_coverage = met(in_headings) or "0"
+    joined = query.joined()
+    heading_is_query = "0"
+    if joined:
+        stripped = "json_extract(value, '$.title')"
+        for character in HEADING_PUNCTUATION:
+            stripped = f"replace({stripped}, '{character}', '')"
+        heading_is_query = HEADING_IS_QUERY.format(
+            heading_coverage=heading_coverage, every_term=every_term, stripped=stripped
+        )
+        # The heading coverage again, then the joined words.
+        params.extend(params[-len(in_headings) :] + [joined])
     pairs = [(f"n.id IN ({INDEX_MATCH})", [_string(f"{a} {b}")]) for a, b in query.pairs()]
     adjacent = met(pairs) or "0"
     conditions = []
@@ -210,6 +236,8 @@ def _ranked(base, query, every, words):
         title_is_query=title_is_query,
         coverage=coverage,
         title_coverage=title_coverage,
+        heading_coverage=heading_coverage,
+        heading_is_query=heading_is_query,
         adjacent=adjacent,
         conditions=met(conditions, " AND "),
         every_term=every_term,
