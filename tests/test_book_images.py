@@ -19,8 +19,8 @@ from chapters.media import processing, uploads
 from chapters.models import MediaItem
 from tests.helpers import edit, library_image, node
 from tests.images import image_bytes, upload
-from tests.test_books import pdf_text
-from tests.test_epub import NAV, epub_package, epubcheck
+from tests.test_books import epubcheck, pdf_text
+from tests.test_epub import NAV, epub_package
 
 pytestmark = pytest.mark.usefixtures("books_root")
 

@@ -2,7 +2,6 @@
 document and the NCX, formulas with their alt text, and a package that takes any file a
 body needs, an image with its alt text, and still passes epubcheck."""
 
-import subprocess
 import xml.etree.ElementTree as ET
 from types import SimpleNamespace
 
@@ -15,22 +14,12 @@ from chapters.books.content import MATHML, book_of
 from chapters.books.epub import DOCUMENT, Package, render_epub
 from tests.helpers import edit, node
 from tests.images import image_bytes
-from tests.test_books import EPUBCHECK, epub_package
+from tests.test_books import epub_package, epubcheck
 
 pytestmark = pytest.mark.usefixtures("books_root")
 
 NAV = "{http://www.w3.org/1999/xhtml}"
 NCX = "{http://www.daisy.org/z3986/2005/ncx/}"
-
-
-def epubcheck(data, tmp_path):
-    """Run Debian's epubcheck on an EPUB; return what it printed."""
-    book = tmp_path / "book.epub"
-    book.write_bytes(data)
-    result = subprocess.run(
-        ["java", "-jar", EPUBCHECK, str(book)], capture_output=True, text=True, check=False
-    )
-    return result.returncode, result.stdout + result.stderr
 
 
 def nav_outline(items, depth=0):

@@ -80,17 +80,32 @@ def test_a_child_that_died_idle_is_replaced():
     assert not os.path.exists(f"/proc/{dead}")
 
 
-def test_threads_each_have_a_child_and_do_not_wait_on_a_slow_block():
+def test_threads_each_have_a_child_and_do_not_wait_on_a_slow_block(monkeypatch):
     # The development server and gunicorn's threads render at once: one thread's block killed
-    # at the budget holds up no other.
+    # at the budget holds up no other. The slow thread's spare, started once its child is
+    # killed, waits until this thread has rendered (on a loaded machine the budget could
+    # otherwise run out first, and the spare join this thread's child among the idle).
+    rendered = threading.Event()
+    start_spare = lexing._start_spare
+
+    def spare_once_rendered():
+        rendered.wait(timeout=60)
+        start_spare()
+
+    monkeypatch.setattr(lexing, "_start_spare", spare_once_rendered)
     render_markdown(PYTHON_BLOCK)
+    [taken] = idle_pids()
     slow = threading.Thread(target=render_markdown, args=(f"```lilypond\n{'a' * 20_000}\n```",))
     slow.start()
     while lexing._idle and slow.is_alive():
         time.sleep(0.01)  # until the slow thread has taken the idle child
     assert render_markdown(PYTHON_BLOCK) == PYTHON_HTML
+    assert slow.is_alive()  # this render did not wait for the slow one to end
     [fast] = idle_pids()  # this thread's new child
+    assert fast != taken
+    rendered.set()
     slow.join()
+    assert ended(taken)
     # The slow one's was killed, and a spare started in its place.
     assert len(idle_pids()) == 2 and fast in idle_pids()
 

@@ -11,8 +11,11 @@ document.addEventListener("DOMContentLoaded", () => {
   const output = panel.querySelector(".preview-body");
   const broken = panel.querySelector(".preview-broken");
   let timer = null;
+  // Previews may answer out of order: only the answer to the latest one asked for is shown.
+  let asked = 0;
 
   async function refresh() {
+    const request = ++asked;
     const data = new URLSearchParams({ body: body.value, node: panel.dataset.node });
     const response = await fetch(panel.dataset.url, {
       method: "POST",
@@ -21,6 +24,7 @@ document.addEventListener("DOMContentLoaded", () => {
       credentials: "same-origin",
     });
     const result = await response.json();
+    if (request !== asked) return;
     broken.replaceChildren(
       ...(result.error ? [{ problem: result.error }] : result.broken).map((link) => {
         const item = document.createElement("li");

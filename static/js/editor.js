@@ -38,12 +38,17 @@ document.addEventListener("DOMContentLoaded", () => {
   // The live preview.
   let previewTimer = null;
   let previewed = body.value;
+  // Previews may answer out of order (a long body, a loaded server): only the answer to the
+  // latest one asked for is shown.
+  let previewsAsked = 0;
   async function refreshPreview() {
     clearTimeout(previewTimer);
+    const asked = ++previewsAsked;
     const text = body.value;
     const data = new URLSearchParams({ body: text, node: form.dataset.node });
     const response = await post(form.dataset.previewUrl, data);
     const result = await response.json();
+    if (asked !== previewsAsked) return;
     previewed = text;
     broken.replaceChildren(
       ...(result.error ? [{ problem: result.error }] : result.broken).map((link) => {

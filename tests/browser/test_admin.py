@@ -70,6 +70,33 @@ def test_admin_preview_renders_the_body_as_the_editor_types(browse, admin_user, 
     )
 
 
+def test_admin_preview_answered_late_does_not_replace_a_later_one(browse, admin_user, small_tree):
+    page = browse("/")
+    sign_in(page, "admin", "password")
+    held = []
+
+    def hold_the_first(route):
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/admin/chapters/node/preview/", hold_the_first)
+    page.goto(f"/admin/chapters/node/{node('Chapter One').pk}/change/")
+    for _ in range(100):  # the preview of the body as the page opens, held
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1
+    page.fill("#id_body", "Typed after the page opened.")
+    preview = page.locator("#body-preview .preview-body")
+    expect(preview).to_have_text("Typed after the page opened.")
+    with page.expect_response("**/admin/chapters/node/preview/"):
+        held[0].continue_()
+    page.evaluate("() => new Promise((done) => setTimeout(done, 50))")
+    expect(preview).to_have_text("Typed after the page opened.")
+
+
 def test_admin_picks_a_parent_in_the_autocomplete_and_saves(browse, admin_user, small_tree):
     page = browse("/")
     sign_in(page, "admin", "password")

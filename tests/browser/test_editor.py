@@ -70,6 +70,37 @@ def test_editor_preview_is_the_saved_page(browse, small_tree):
     assert node("Kernel Fusion").body == BODY + "[[Chapter Five]]."
 
 
+def test_preview_answered_late_does_not_replace_a_later_one(browse, small_tree):
+    # Found by the media test's flaking on a loaded machine: the preview of the text before
+    # an upload answered after the preview of the text with the image, and replaced it.
+    page = browse(EDIT_ONE, user=role_user("ed", "Editor"))
+    held = []
+
+    def hold_the_first(route):
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/preview/", hold_the_first)
+    body = page.locator("#id_body")
+    body.fill("First text.")
+    body.press("Control+Enter")
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1
+    body.fill("Second text.")
+    body.press("Control+Enter")
+    preview = page.locator("#preview")
+    expect(preview).to_have_text("Second text.")
+    with page.expect_response("**/preview/"):
+        held[0].continue_()
+    page.evaluate("() => new Promise((done) => setTimeout(done, 50))")
+    expect(preview).to_have_text("Second text.")
+
+
 def test_two_editors_at_once_keep_both_changes_and_resolve_a_conflict(browse, small_tree):
     edit("Chapter One", body="One.\n\nTwo.\n\nThree.")
     first = browse(EDIT_ONE, user=role_user("anna", "Editor"))
