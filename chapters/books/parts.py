@@ -31,6 +31,7 @@ import multiprocessing
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from functools import lru_cache
+from multiprocessing import forkserver
 
 from weasyprint import CSS, HTML
 from weasyprint.text.fonts import FontConfiguration
@@ -228,6 +229,8 @@ class Pool:
         self.processes = processes
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload([__name__])
+        # Started now, the server imports WeasyPrint while the first part's HTML is made.
+        forkserver.ensure_running()
         self._executor = ProcessPoolExecutor(
             processes, mp_context=context, initializer=_start, max_tasks_per_child=1
         )
