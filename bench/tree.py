@@ -4,9 +4,9 @@ The real curriculum (``fixtures/curriculum.json``) has 222 nodes: 8 areas, 44 se
 170 chapters. A tree of another size keeps those ratios (5.5 sections per area, about 3.9
 chapters per section) and reuses the curriculum's titles. Rows are numbered by
 ``chapters.outline.build_fixture``, which numbers the nested sets as django-mptt does, and
-every derived field ``Node.save()`` keeps (path, rendered body, text, headings) is filled in,
-so the tree is the one editors would have made. Generated nodes have no revisions, which
-pages do not read.
+every derived field ``Node.save()`` keeps (path, rendered body, text, headings, sections) is
+filled in, so the tree is the one editors would have made. Generated nodes have no
+revisions, which pages do not read.
 """
 
 import json
@@ -69,13 +69,13 @@ def rendered_bodies():
     """Render each benchmark body once through ``Node.render_body``.
 
     Returns:
-        A list of ``(body, body_html, body_text, headings)``, one per body.
+        A list of ``(body, body_html, body_text, headings, sections)``, one per body.
     """
     rendered = []
     for number in range(bodies.BODY_COUNT):
         node = Node(title="Body", kind=Node.Kind.CHAPTER, body=bodies.body(number))
         node.render_body()
-        rendered.append((node.body, node.body_html, node.body_text, node.headings))
+        rendered.append((node.body, node.body_html, node.body_text, node.headings, node.sections))
     return rendered
 
 
@@ -103,8 +103,10 @@ def create_tree(size):
         paths[row["pk"]] = f"{paths[parent]}/{fields['slug']}" if parent else fields["slug"]
         fields.update(pk=row["pk"], parent_id=parent, path=paths[row["pk"]], updated=UPDATED)
         if fields["kind"] == Node.Kind.CHAPTER:
-            body, html, text, headings = pool[len(chapters) % len(pool)]
-            fields.update(body=body, body_html=html, body_text=text, headings=headings)
+            body, html, text, headings, sections = pool[len(chapters) % len(pool)]
+            fields.update(
+                body=body, body_html=html, body_text=text, headings=headings, sections=sections
+            )
             fields["status"] = STATUSES[len(chapters) % len(STATUSES)]
             chapters.append(fields["path"])
         nodes.append(Node(**fields))

@@ -4,6 +4,7 @@ Short function views.
 """
 
 import hashlib
+import json
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
@@ -285,7 +286,8 @@ def search_results(request):
     An empty query shows the form only. A query that finds nothing shows the results of its
     correction (``search.suggest``), when there is one. A page number that is not a number
     or is past the end shows the first or the last page (``Paginator.get_page``). The areas
-    of the form and of the page without results are kept per version (``search.areas``).
+    of the form and of the page without results are kept per version (``search.areas``), and
+    so is what a search finds (:func:`_kept_search_page`).
     """
     areas = search_areas(version(request))
     form = SearchForm(request.GET, areas=areas.choices)
@@ -300,8 +302,7 @@ def search_results(request):
         cut_to=search.MAX_QUERY_LENGTH if form.query_was_cut() else 0,
     )
     if query:
-        with SEARCH_SECONDS.labels("page").time():
-            context.update(_search_page(query, area, status, request.GET.get("page")))
+        context.update(_kept_search_page(request, query, area, status, request.GET.get("page")))
         context["area_links"] = areas.links
         context["filtered"] = bool(area or status)
         context["params"] = QueryDict(mutable=True)
@@ -309,8 +310,44 @@ def search_results(request):
     return render(request, "chapters/search.html", context)
 
 
+def _kept_search_page(request, query, area, status, number):
+    """Return :func:`_search_page`'s results, kept in Django's cache under the version of the
+    pages, as the top results are (:func:`search_top_results`): a write to the wiki is a new
+    version, so a repeated search runs no query until then.
+
+    They are kept per query (its spaces collapsed, as the top results' are), filters and page
+    number (as ``Paginator.get_page`` reads it: 1 when it is no number), and for every
+    viewer alike: search finds the same pages whoever asks (any reader may search drafts and
+    pages in review), and what differs for a signed-in viewer (the header, their messages) is
+    rendered for each request, never kept. The version is read before the search, so results
+    kept under a version are never older than it.
+
+    Returns:
+        The context of :func:`_search_page`, its ``page`` made again from the number of
+        results and the page's number (the paginator of a search is no value to keep).
+    """
+    query = " ".join(query.split())
+    try:
+        number = int(number)
+    except (TypeError, ValueError):
+        number = 1
+    filters = json.dumps([query, area, status, number])
+    key = f"search-page:{hashlib.sha256(filters.encode()).hexdigest()}"
+    found = cache.get(key, version=version(request))
+    if found is None:
+        with SEARCH_SECONDS.labels("page").time():
+            found = _search_page(query, area, status, number)
+        cache.set(key, found, version=version(request))
+    page = Paginator(range(found["count"]), RESULTS_PER_PAGE).page(found["number"])
+    return {**found, "page": page}
+
+
 def _search_page(query, area, status, number):
-    """Return the search page's results: ``page``, ``results`` and, if made, ``corrected``.
+    """Return the search page's results: ``count``, the page's ``number``, ``results`` and,
+    if made, ``corrected``.
+
+    Each result holds its node, its title marked, its ancestors and its ``quote``: the
+    heading it opens at and its snippet (``search.Quoter``).
 
     The query's results, or when it finds nothing, its correction's; when they have some of
     the query's words only, ``some_words``, and the correction to offer ("Did you mean"),
@@ -339,13 +376,14 @@ def _search_page(query, area, status, number):
                     {"q": suggested, **{key: value for key, value in filters.items() if value}}
                 )
         ancestors = navigation.breadcrumbs(page)
-        found["page"] = page
+        quote = search.Quoter(parsed)
+        found["count"], found["number"] = page.paginator.count, page.number
         found["results"] = [
             {
                 "node": node,
                 "title": search.highlight(node.title, parsed),
                 "ancestors": ancestors[node.pk],
-                "snippet": search.snippet(node, parsed),
+                "quote": quote(node),
             }
             for node in page
         ]

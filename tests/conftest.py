@@ -3,7 +3,10 @@ PostgreSQL- and Redis-only tests."""
 
 import json
 import os
+from unittest import mock
 
+import bleach.sanitizer
+import markdown
 import pytest
 from django.conf import settings
 from django.core.management import call_command
@@ -194,3 +197,16 @@ def oidc_provider():
     provider.add_user(*ADA, "ada@example.org", "wiki-editors", "canteen")
     yield provider
     provider.stop()
+
+
+@pytest.fixture
+def renderers():
+    """Count calls of Python-Markdown's ``convert`` and bleach's ``Cleaner.clean``."""
+    convert, clean = markdown.Markdown.convert, bleach.sanitizer.Cleaner.clean
+    with (
+        mock.patch.object(markdown.Markdown, "convert", autospec=True, side_effect=convert) as md,
+        mock.patch.object(
+            bleach.sanitizer.Cleaner, "clean", autospec=True, side_effect=clean
+        ) as cleaner,
+    ):
+        yield md, cleaner

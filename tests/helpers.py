@@ -80,10 +80,10 @@ def build_tree(outline):
     For trees too large to load through ``loaddata`` in a test about something else (pages'
     queries): a few queries instead of some for every node. The rows are those
     ``chapters.outline.build_fixture`` makes, with the derived fields ``Node.save()`` keeps
-    (path, rendered body, text, headings and words) and one revision each, as ``loaddata`` records
-    it. Outlines' bodies link nowhere, so there are no links to store; only the wiki's
-    version counts differently, as the database's triggers count statements or rows
-    (tests/test_snapshots.py compares the two).
+    (path, rendered body, text, headings, sections and words) and one revision each, as
+    ``loaddata`` records it. Outlines' bodies link nowhere, so there are no links to store;
+    only the wiki's version counts differently, as the database's triggers count statements
+    or rows (tests/test_snapshots.py compares the two).
 
     Args:
         outline: an outline, as ``chapters.outline.parse_outline`` reads it, of an empty tree.
@@ -99,8 +99,12 @@ def build_tree(outline):
         node = Node(pk=row["pk"], parent_id=parent, path=paths[row["pk"]], **fields)
         if node.body not in rendered:
             assert node.render_body() == [], "build_tree() stores no links"
-            rendered[node.body] = (node.body_html, node.body_text, node.headings, node.words)
-        node.body_html, node.body_text, node.headings, node.words = rendered[node.body]
+            rendered[node.body] = (
+                node.body_html, node.body_text, node.headings, node.sections, node.words
+            )  # fmt: skip
+        node.body_html, node.body_text, node.headings, node.sections, node.words = rendered[
+            node.body
+        ]
         nodes.append(node)
     Node.objects.bulk_create(nodes)
     revision = Node.history.model

@@ -18,6 +18,7 @@ keeps Django's default.
 import os
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-not-secret")
 
@@ -33,3 +34,13 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 # Uploads go to a folder of the test run's own; tests/conftest.py gives each test its own.
 MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="wiki-tests-media-"))
+
+# Run across processes by pytest-xdist (bin/test -n 2), each worker ("gw0", "gw1", ...) keeps
+# the cache in a Redis database of its own: the one REDIS_URL names plus the worker's number,
+# as the suite empties the cache before every test (FLUSHDB empties the whole database). The
+# environment says so too, for the servers the tests start.
+if REDIS_URL and os.environ.get("PYTEST_XDIST_WORKER"):  # noqa: F405
+    _url = urlsplit(REDIS_URL)  # noqa: F405
+    _database = int(_url.path.strip("/") or 0) + int(os.environ["PYTEST_XDIST_WORKER"][2:])
+    REDIS_URL = urlunsplit(_url._replace(path=f"/{_database}"))
+    os.environ["REDIS_URL"] = CACHES["default"]["LOCATION"] = REDIS_URL  # noqa: F405

@@ -9,6 +9,8 @@ import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 
 import pytest
+from django.db import transaction
+from django.test import override_settings
 from pypdf import PdfReader
 
 from chapters.books import front, parts
@@ -22,7 +24,9 @@ from tests import failing_layout
 from tests.helpers import build_tree, edit
 from tests.test_books import pdf_text
 
-pytestmark = pytest.mark.usefixtures("books_root")
+# Run in parallel (bin/test -n 2 --dist loadgroup), the module's tests go to one worker, which
+# builds the book they share (``parted``) once.
+pytestmark = [pytest.mark.usefixtures("books_root"), pytest.mark.xdist_group("book_parts")]
 
 TITLES = [
     "Area A",
@@ -46,18 +50,33 @@ def paragraphs(count):
     return "\n\n".join(f"Paragraph {n}. " * 40 for n in range(count))
 
 
-@pytest.fixture
-def parted(small_tree, settings, tmp_path):
+@pytest.fixture(scope="module")
+def parted(small_tree_snapshot, django_db_blocker, tmp_path_factory):
     """Build the small tree's whole book in parts of two nodes (three parts, the second
-    starting inside Area A), laid out by two processes; return its file."""
-    settings.BOOK_PART_SIZE = 2
-    settings.BOOK_LAYOUT_PROCESSES = 2
+    starting inside Area A), laid out by two processes, once for the module's tests; return
+    its file.
+
+    The tree and its edits are written in a transaction rolled back once the book is built,
+    so each test starts from an empty database, as from its own fixtures.
+    """
+    folder = tmp_path_factory.mktemp("parted")
+    pdf = folder / "book.pdf"
+    settings = override_settings(
+        BOOK_PART_SIZE=2, BOOK_LAYOUT_PROCESSES=2, BOOKS_ROOT=folder / "books"
+    )
+    with django_db_blocker.unblock(), settings, transaction.atomic():
+        small_tree_snapshot.restore()
+        edit_parted()
+        pdf.write_bytes(render_pdf(book_of(None)))
+        transaction.set_rollback(True)
+    return pdf
+
+
+def edit_parted():
+    """Give the small tree's chapters the bodies of :func:`parted`'s book."""
     edit("Chapter One", body="See [[Chapter Five]] and [[Chapter Four]].\n\n" + paragraphs(12))
     edit("Chapter Three", body=paragraphs(30))
     edit("Chapter Six", body=paragraphs(30))
-    pdf = tmp_path / "book.pdf"
-    pdf.write_bytes(render_pdf(book_of(None)))
-    return pdf
 
 
 def contents(pdf):
@@ -161,8 +180,12 @@ def test_book_in_parts_links_across_parts_and_from_the_contents_to_their_pages(p
 
 
 @pytest.mark.django_db
-def test_book_laid_out_by_one_process_is_the_one_laid_out_by_two(parted, settings, tmp_path):
+def test_book_laid_out_by_one_process_is_the_one_laid_out_by_two(
+    parted, small_tree, settings, tmp_path
+):
+    settings.BOOK_PART_SIZE = 2
     settings.BOOK_LAYOUT_PROCESSES = 1
+    edit_parted()
     alone = tmp_path / "alone.pdf"
     alone.write_bytes(render_pdf(book_of(None)))
     two, one = PdfReader(parted), PdfReader(alone)

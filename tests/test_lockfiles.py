@@ -115,6 +115,7 @@ def test_production_lock_holds_no_test_tool():
         "pytest",
         "pytest-django",
         "pytest-randomly",
+        "pytest-xdist",
         "ruff",
         "tantivy",
     }

@@ -17,6 +17,10 @@ from django.test import Client, override_settings
 
 from tests.helpers import run_with_environment
 
+# Run in parallel (bin/test -n 2 --dist loadgroup, as .ci/run does), this module's tests all go
+# to one worker, so that collectstatic (``collected_root``) runs once, not in each.
+pytestmark = pytest.mark.xdist_group("collectstatic")
+
 PRINT_STATIC = (
     "from wiki import settings as s; print(s.STORAGES['staticfiles']['BACKEND'], s.MIDDLEWARE[:2])"
 )

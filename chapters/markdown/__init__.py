@@ -16,8 +16,9 @@ Each concern has a module of its own:
   (:mod:`.mdx.highlight` tells the budget);
 - :mod:`.graphviz` and :mod:`.svg`: Graphviz's ``dot`` run within bounds on a diagram's
   source, and the SVG it writes allowlisted;
-- :mod:`.text`: the text a reader reads in rendered HTML (for search), and the wiki paths
-  its links point at (for the ``Link`` rows);
+- :mod:`.text`: the text a reader reads in rendered HTML (for search, whole and by heading),
+  and the wiki paths its links point at (for the ``Link`` rows); :mod:`.formulas`, a
+  formula's MathML as readable text (for search's snippets);
 - :mod:`.mdx`: the wiki's own Python-Markdown extensions (math, nested lists, wiki links,
   the media library's images and files, ids that never clash with the page's).
 
@@ -45,7 +46,7 @@ from .mdx.ids import IdFilter, IdMarkExtension, heading_slug
 from .mdx.media import MEDIA_REFERENCE, MediaExtension, no_media
 from .mdx.wikilinks import WIKI_LINK, WikiLinkExtension, link_element, unresolved
 from .sanitize import sanitize
-from .text import external_images, html_to_text, internal_paths
+from .text import external_images, html_to_text, html_to_text_and_sections, internal_paths
 
 __all__ = [
     "BODY_MAX_LENGTH",
@@ -58,6 +59,7 @@ __all__ = [
     "render_comment",
     "render_markdown",
     "render_markdown_with_headings",
+    "html_to_text_and_sections",
     "external_images",
     "html_to_text",
     "internal_paths",

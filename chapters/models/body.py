@@ -46,7 +46,7 @@ class NodeBody:
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
         if stored and stored["body"] == self.body:
-            for name in ("body_html", "body_text", "headings", "words"):
+            for name in ("body_html", "body_text", "headings", "sections", "words"):
                 setattr(self, name, stored[name])
             return None, False
         rendered = write.rendered.get(self.body)
@@ -62,13 +62,14 @@ class NodeBody:
             raise rendered.error
         self.body_html, links = resolve(rendered, self, self.path_links)
         self.body_text, self.headings = rendered.text, rendered.headings
+        self.sections = rendered.sections
         self.words = count_words(rendered.text)
         self.rendered_media = rendered.media
         return links
 
     def render_body(self, *, highlight=True):
-        """Render the body into ``body_html``, ``body_text``, ``headings`` and ``words``; return its
-        links, unsaved.
+        """Render the body into ``body_html``, ``body_text``, ``headings``, ``sections`` and
+        ``words``; return its links, unsaved.
 
         Its references to the media library are kept, unsaved, in ``rendered_media``
         (:class:`~chapters.models.media.MediaUse`); :meth:`store_references` stores both.
@@ -112,6 +113,7 @@ class NodeBody:
                     body_html=self.body_html,
                     body_text=self.body_text,
                     headings=self.headings,
+                    sections=self.sections,
                     words=self.words,
                 )
             )

@@ -1,10 +1,11 @@
 """The curriculum's nodes: sections and chapters of one django-mptt tree.
 
 Areas are root sections, their sections are child sections, chapters are leaves. Each node
-stores four derived fields that ``save()`` keeps right: ``path`` (its full URL path, so a link
+stores derived fields that ``save()`` keeps right: ``path`` (its full URL path, so a link
 costs no query), ``body_html`` (its sanitized body, so a page view renders no Markdown),
-``body_text`` (the text of that HTML, which search matches and quotes) and ``headings`` (the
-body's headings with their ids, for the page's "On this page" list).
+``body_text`` (the text of that HTML, which search matches), ``headings`` (the body's
+headings with their ids, for the page's "On this page" list), ``sections`` (the text by
+heading, formulas readable, which search quotes and opens results at) and ``words``.
 
 Every write goes through ``save()`` or ``delete()`` here, or ``NodeManager.move_node``
 (``chapters.models.tree``), in the one write to the tree (``tree_write``) that is open or in
@@ -35,10 +36,14 @@ __all__ = [
 ]
 
 # The fields save() computes, written whatever update_fields says.
-DERIVED_FIELDS = ("slug", "path", "body_html", "body_text", "headings", "words", "updated")
+DERIVED_FIELDS = (
+    "slug", "path", "body_html", "body_text", "headings", "sections", "words", "updated",
+)  # fmt: skip
 
 # The fields a save reads of the node as stored, under the lock.
-STORED_FIELDS = ("path", "title", "body", "body_html", "body_text", "headings", "words")
+STORED_FIELDS = (
+    "path", "title", "body", "body_html", "body_text", "headings", "sections", "words",
+)  # fmt: skip
 
 # The fields a revision records and a revert restores; the tree's own fields are left out.
 REVISION_FIELDS = ("title", "slug", "kind", "status", "parent_id", "body", "requires")
@@ -87,6 +92,11 @@ class Node(NodeRules, NodePaths, NodeBody, NodeDeletion, MPTTModel):
     body_text = models.TextField(blank=True, editable=False)
     # [{"level": 2, "id": "kernel-fusion", "title": "Kernel Fusion"}, ...] in document order.
     headings = models.JSONField(default=list, blank=True, editable=False)
+    # The text a reader reads, by heading, formulas as readable text, for search's snippets
+    # and the heading a result opens at (chapters.search.sections):
+    # [{"id": "", "title": "", "text": "Before any heading"},
+    #  {"id": "kernel-fusion", "title": "Kernel Fusion", "text": "Under it"}, ...].
+    sections = models.JSONField(default=list, blank=True, editable=False)
     # The words of body_text, for the reading time (chapters.reading).
     words = models.PositiveIntegerField(default=0, editable=False)
     # The ids of the chapters this one builds on, in reading order (.prerequisites).
@@ -109,6 +119,7 @@ class Node(NodeRules, NodePaths, NodeBody, NodeDeletion, MPTTModel):
             "body_html",
             "body_text",
             "headings",
+            "sections",
             "words",
         ],
         history_change_reason_field=models.TextField(null=True, blank=True),

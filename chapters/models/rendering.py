@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from chapters.markdown import (
     MarkdownError,
-    html_to_text,
+    html_to_text_and_sections,
     internal_paths,
     render_markdown_with_headings,
     wiki_link_tags,
@@ -42,6 +42,7 @@ class RenderedBody:
         html: the sanitized HTML, each wiki link an ``<a>`` placeholder.
         text: the text a reader reads (for search); the same whatever the links resolve to.
         headings: the body's headings, as ``render_markdown_with_headings`` lists them.
+        sections: the text by heading, for search's quotes (``html_to_text_and_sections``).
         targets: the wiki links' targets, in the order of their placeholders' numbers.
         paths: the wiki's own paths its Markdown links point at (``internal_paths``).
         media: its references to the media library, as unsaved ``MediaUse`` rows.
@@ -54,6 +55,7 @@ class RenderedBody:
     html: str = ""
     text: str = ""
     headings: list = field(default_factory=list)
+    sections: list = field(default_factory=list)
     targets: list = field(default_factory=list)
     paths: list = field(default_factory=list)
     media: list = field(default_factory=list)
@@ -91,11 +93,13 @@ def render_unresolved(body, *, highlight=True):
         )
     except MarkdownError as error:
         return RenderedBody(body=body, error=error)
+    text, sections = html_to_text_and_sections(html)
     return RenderedBody(
         body=body,
         html=html,
-        text=html_to_text(html),
+        text=text,
         headings=headings,
+        sections=sections,
         targets=list(numbers),
         paths=internal_paths(html),
         media=media.uses(),

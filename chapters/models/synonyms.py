@@ -11,22 +11,18 @@ __all__ = ["Synonym"]
 class SynonymQuerySet(models.QuerySet):
     """Querysets of synonyms."""
 
-    def variants_of(self, words):
-        """Return the other spellings of each of ``words`` (one query).
+    def table(self):
+        """Return the other spellings of every word that has synonyms (one query).
 
         A synonym works both ways: "colour" = "color" gives "color" for "colour" and
         "colour" for "color".
 
-        Args:
-            words: folded words (``chapters.search.query.fold``).
-
         Returns:
-            A dict from each word that has synonyms to the list of its other spellings.
+            A dict from each word that has synonyms to the list of its other spellings, in
+            the order of the synonyms (``Meta.ordering``).
         """
         variants = {}
-        for word, same_as in self.filter(
-            models.Q(word__in=words) | models.Q(same_as__in=words)
-        ).values_list("word", "same_as"):
+        for word, same_as in self.values_list("word", "same_as"):
             variants.setdefault(word, []).append(same_as)
             variants.setdefault(same_as, []).append(word)
         return variants

@@ -218,9 +218,10 @@ class NodeQuerySet(TreeQuerySet):
 
         Returns:
             A queryset that defers the Markdown body, its HTML, its text, its headings and
-            the prerequisites (not its ``words``: sections sum them for their reading time).
+            sections, and the prerequisites (not its ``words``: sections sum them for their
+            reading time).
         """
-        return self.defer("body", "body_html", "body_text", "headings", "requires")
+        return self.defer("body", "body_html", "body_text", "headings", "sections", "requires")
 
     def in_area(self, slug):
         """Return the nodes of one area: the area itself and every node under it.

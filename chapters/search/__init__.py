@@ -3,7 +3,8 @@
 :func:`find_nodes` returns the matching nodes (a :class:`.results.Found`, ready for a
 ``Paginator``); :func:`suggest` offers the query with its misspelt words corrected when
 nothing matches; :func:`snippet` and :func:`highlight` quote a result's body and title with
-the matched words in ``<mark>``. docs/search.md tells the whole story.
+the matched words in ``<mark>``, and :class:`.sections.Quoter` finds the heading a result
+opens at. docs/search.md tells the whole story.
 
 A query is read once for every database (:mod:`.query`: words, phrases, substrings, the
 editors' synonyms and the spellings of :mod:`.spelling`, prefixes and stop words), then
@@ -16,23 +17,23 @@ Snippets and highlights are computed the same way on both, in Python, from the t
 read.
 """
 
-import re
 from collections import Counter
+from contextlib import contextmanager
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Case, Q, Value, When
-from django.utils.html import escape
-from django.utils.safestring import mark_safe
 
-from ..models import Node, Synonym
+from ..models import Node
 from ..navigation import breadcrumbs
-from . import postgresql, sqlite
-from .query import highlighter, parse, query_terms, similarity, words
+from . import kept, postgresql, sqlite
+from .query import parse, query_terms, similarity, words
 from .results import Found
+from .sections import Quoter, marked
 
 __all__ = [
     "MAX_QUERY_LENGTH",
     "MIN_TYPED",
+    "Quoter",
     "find_nodes",
     "highlight",
     "indexed",
@@ -44,8 +45,6 @@ __all__ = [
 ]
 
 MAX_QUERY_LENGTH = 200  # longer queries are cut (forms.SearchForm); no title is longer
-SNIPPET_WORDS = 30
-SNIPPET_WORDS_BEFORE_MATCH = 8
 MIN_SUGGESTION_SIMILARITY = 0.3  # below, a title word is no likely correction
 MAX_CORRECTED_WORDS = 4  # words of one query looked up for a correction
 CONFIDENT_SIMILARITY = 0.5  # from here on, a title's word is taken without reading bodies
@@ -53,29 +52,30 @@ MAX_LENGTH_DIFFERENCE = 3  # letters a correction may have more or fewer than th
 MIN_TYPED = 2  # characters typed before the header's box offers results (top_results)
 TOP_RESULTS = 8
 
-# Control characters (but tab and newline) are no text a reader reads; a snippet drops them.
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
-
 
 def _backend(nodes):
     """Return the module that searches the database of ``nodes``."""
     return postgresql if connections[nodes.db].vendor == "postgresql" else sqlite
 
 
+@contextmanager
 def indexed(using=DEFAULT_DB_ALIAS):
-    """Return a context manager under which to run search's queries on database ``using``.
+    """Run the block's searches on database ``using`` at one version of the wiki, indexed.
 
-    On PostgreSQL its planner is told to use the indexes that serve them
-    (:func:`.postgresql.indexed`, which says why), in a transaction; on SQLite it does
-    nothing.
+    The wiki's version is read first (:func:`.kept.at_version`: the synonyms are those of
+    that version). Then, on PostgreSQL, its planner is told to use the indexes that serve
+    the queries (:func:`.postgresql.indexed`, which says why), in a transaction; on SQLite
+    nothing more.
     """
     backend = postgresql if connections[using].vendor == "postgresql" else sqlite
-    return backend.indexed(using)
+    with kept.at_version(), backend.indexed(using):
+        yield
 
 
 def parse_query(query):
-    """Return ``query`` parsed (:func:`.query.parse`) with the editors' synonyms."""
-    return parse(query, synonyms=lambda found: Synonym.objects.variants_of(found))
+    """Return ``query`` parsed (:func:`.query.parse`) with the editors' synonyms of the
+    wiki's version (:func:`.kept.synonyms_of`)."""
+    return parse(query, synonyms=kept.synonyms_of)
 
 
 def find_nodes(query, *, area="", status=""):
@@ -94,8 +94,9 @@ def find_nodes(query, *, area="", status=""):
 
     Returns:
         A :class:`.results.Found`: the lazy queryset of the nodes, without their Markdown
-        body and HTML, their number, and whether they match every term (``every``). Empty
-        when the query has nothing to search for (only punctuation, or only stop words).
+        body, HTML and text (their ``sections`` are loaded), their number, and whether they
+        match every term (``every``). Empty when the query has nothing to search for (only
+        punctuation, or only stop words).
     """
     nodes = _filtered(area, status)
     parsed = parse_query(query) if isinstance(query, str) else query
@@ -121,8 +122,9 @@ def find_nodes(query, *, area="", status=""):
 
 
 def _filtered(area, status):
-    """Return the nodes of ``area`` and ``status`` ("" for all), without bodies and HTML."""
-    nodes = Node.objects.defer("body", "body_html")
+    """Return the nodes of ``area`` and ``status`` ("" for all), without bodies, HTML and
+    the text search matches (snippets quote ``sections``)."""
+    nodes = Node.objects.defer("body", "body_html", "body_text")
     if area:
         nodes = nodes.in_area(area)
     if status:
@@ -196,8 +198,10 @@ def top_results(query):
     Returns:
         A dict: ``corrected`` (the correction shown, or "") and ``results``, a list of dicts
         with the node's ``title``, ``title_html`` (the title with matched words in
-        ``<mark>``, escaped: :func:`highlight`), ``url`` and ``path`` (the titles of its area
-        and sections, joined by " › ").
+        ``<mark>``, escaped: :func:`highlight`), ``heading`` and ``heading_html`` (its
+        best-matching heading, or "" for none: :class:`.sections.Quoter`), ``url`` (with
+        the heading's ``#id``) and ``path`` (the titles of its area and sections, joined by
+        " › ").
     """
     query = " ".join(query.split())
     corrected = ""
@@ -211,26 +215,29 @@ def top_results(query):
                 parsed = parse_query(corrected)
                 nodes = list(find_nodes(parsed)[:TOP_RESULTS])
     ancestors = breadcrumbs(nodes)
-    return {
-        "corrected": corrected,
-        "results": [
+    quote = Quoter(parsed) if nodes else None
+    results = []
+    for node in nodes:
+        quoted = quote(node, snippet=False)
+        results.append(
             {
                 "title": node.title,
                 "title_html": str(highlight(node.title, parsed)),
-                "url": node.get_absolute_url(),
+                "heading": quoted.heading,
+                "heading_html": str(quoted.heading_html),
+                "url": quoted.url,
                 "path": " › ".join(ancestor.title for ancestor in ancestors[node.pk]),
             }
-            for node in nodes
-        ],
-    }
+        )
+    return {"corrected": corrected, "results": results}
 
 
 def snippet(node, query):
-    """Return a quote of ``node``'s body text with the words ``query`` matches in ``<mark>``.
+    """Return a quote of ``node``'s text with the words ``query`` matches in ``<mark>``.
 
-    About :data:`SNIPPET_WORDS` words, from a few words before the first match (or from the
-    start of the text when none is in the body, e.g. for a title match); "…" marks where the
-    text was cut.
+    About 30 words of its best-matching section (:class:`.sections.Quoter`), from a few
+    words before the first match there (or from the start of the text when no section holds
+    a term, e.g. for a title match); "…" marks where the text was cut.
 
     Args:
         node: a node as :func:`find_nodes` returned it.
@@ -239,47 +246,14 @@ def snippet(node, query):
     Returns:
         Safe HTML: escaped text and ``<mark>`` elements; "" for a node without a body.
     """
-    text = " ".join(CONTROL.sub("", node.body_text).split(" "))
-    spans = _spans(query)
-    found = spans(text, first=True)
-    text_words = text.split(" ") if text else []
-    start = 0
-    if found:
-        start = max(0, text.count(" ", 0, found[0][0]) - SNIPPET_WORDS_BEFORE_MATCH)
-    end = start + SNIPPET_WORDS
-    quote = " ".join(
-        (["…"] if start > 0 else [])
-        + text_words[start:end]
-        + (["…"] if end < len(text_words) else [])
-    )
-    return _marked(quote, spans(quote))
+    return Quoter(parse_query(query) if isinstance(query, str) else query)(node).snippet
 
 
 def highlight(title, query):
     """Return ``title`` with the words ``query`` matches in ``<mark>``, as safe HTML."""
-    return _marked(title, _spans(query)(title))
+    return marked(title, _spans(query)(title))
 
 
 def _spans(query):
-    """Return the highlighter of ``query`` (a string, or a parsed query)."""
-    return highlighter(parse_query(query) if isinstance(query, str) else query)
-
-
-def _marked(text, spans):
-    """Return ``text`` escaped, with each of ``spans`` wrapped in ``<mark>``.
-
-    This is where search output becomes HTML: every part is escaped and ``<mark>`` is the
-    only markup added, so neither a body nor a query can inject any, which makes the result
-    safe to mark so.
-
-    Args:
-        text: plain text.
-        spans: sorted, non-overlapping ``(start, end)`` pairs of offsets in ``text``.
-    """
-    parts, position = [], 0
-    for start, end in spans:
-        parts.append(escape(text[position:start]))
-        parts.append(f"<mark>{escape(text[start:end])}</mark>")
-        position = end
-    parts.append(escape(text[position:]))
-    return mark_safe("".join(parts))
+    """Return the highlighter of ``query`` (a string, or a parsed query: its own, kept)."""
+    return (parse_query(query) if isinstance(query, str) else query).spans

@@ -34,6 +34,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import StrIndex
 from django.db.models.lookups import GreaterThan
 
+from . import postgresql_sql
 from .query import MIN_PREFIX
 from .ranking import ORDER, count_met, partial_title_length
 from .results import Found
@@ -157,7 +158,23 @@ def find(nodes, query, title_is_query, *, every=True):
     with this ``relevance``: for nodes with every term in the title, ``ts_rank`` (title
     above body, repeated words counting); for the others, ``ts_rank_cd`` of headings and
     body (:data:`BODY_WEIGHTS`), divided by the log of their length as ``bm25()`` divides by
-    theirs.
+    theirs. The first ``SLICE`` are ranked in one query written as SQL
+    (:func:`.postgresql_sql.ranked`), which also counts the matches; the queryset of them
+    all, in the same order, is made only when asked for (:class:`.results.Found`).
+    """
+    if not query.terms:
+        return Found(_ordered(nodes, query, title_is_query, every))
+    ids, count = postgresql_sql.ranked(nodes, query, every)
+    return Found(
+        lambda: _ordered(nodes, query, title_is_query, every), count, ranked=ids, by_id=nodes
+    )
+
+
+def _ordered(nodes, query, title_is_query, every):
+    """Return the queryset of ``nodes`` that match ``query``, in the order of :func:`find`.
+
+    What :func:`.postgresql_sql.ranked` computes as SQL, as Django expressions: for a slice past the
+    ranked nodes, and for the queryset's own methods (``values_list()``, ...).
     """
     words = [term for term in query.terms if term.kind != "substring"]
     substrings = [term for term in query.terms if term.kind == "substring"]
@@ -178,7 +195,7 @@ def find(nodes, query, title_is_query, *, every=True):
         else:
             nodes = nodes.exclude(document=_term_query(term))
     if not query.terms:
-        return Found(nodes.order_by("tree_id", "lft"))
+        return nodes.order_by("tree_id", "lft")
     matched, in_title = [], []
     for term in query.terms:
         if term.kind == "substring":
@@ -199,7 +216,7 @@ def find(nodes, query, title_is_query, *, every=True):
             default=-_rank(words, any_term=True),
             output_field=FloatField(),
         )
-    return Found(
+    return (
         nodes.alias(
             title_is_query=title_is_query,
             coverage=Value(every_term) if every else count_met(matched),
@@ -212,10 +229,9 @@ def find(nodes, query, title_is_query, *, every=True):
 
 
 def matches(nodes, term):
-    """Return whether any of ``nodes`` matches ``term`` (one query)."""
-    if term.kind == "substring":
-        return nodes.filter(_substring(term)).exists()
-    return _aliased(nodes).filter(document=_term_query(term)).filter(_own(term)).exists()
+    """Return whether any of ``nodes`` matches ``term`` (one query, written as SQL:
+    :func:`.postgresql_sql.matches`)."""
+    return postgresql_sql.matches(nodes, term)
 
 
 def _aliased(nodes):

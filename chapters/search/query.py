@@ -23,7 +23,7 @@ configuration drops them, so a query of stop words only finds nothing on either 
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import islice
 
 import snowballstemmer
@@ -127,6 +127,11 @@ class Query:
             if second.adjacent and {first.kind, second.kind} <= {"word", "phrase"}
         ]
 
+    @cached_property
+    def spans(self):
+        """Return the query's :func:`highlighter`, made once for all the texts it marks."""
+        return highlighter(self)
+
     def titles(self):
         """Return the folded strings a title equal to the query may be, in any spelling.
 
@@ -166,7 +171,7 @@ def parse(text, synonyms=None):
     Args:
         text: the query as typed.
         synonyms: a function from a list of folded words to a dict mapping some of them to
-            lists of other spellings (``chapters.models.Synonym.variants_of``), or None.
+            lists of other spellings (``chapters.search.kept.synonyms_of``), or None.
 
     Returns:
         A :class:`Query`; falsy when nothing is left to search for.
@@ -289,9 +294,15 @@ def highlighter(query):
 
     starts = tuple(prefixes)
 
+    seen = {}  # each word's answer: a body's words repeat, and folding them is the cost
+
     def matches(word):
-        folded = fold(word)
-        return folded in exact or english_stem(folded) in stems or folded.startswith(starts)
+        found = seen.get(word)
+        if found is None:
+            folded = fold(word)
+            found = folded in exact or english_stem(folded) in stems or folded.startswith(starts)
+            seen[word] = found
+        return found
 
     def spans(text, *, first=False):
         limit = 1 if first else None

@@ -1,29 +1,44 @@
 """What a search finds: the nodes, best first, and how many, for a ``Paginator``."""
 
+from functools import cached_property
+
 __all__ = ["Found"]
 
 
 class Found:
     """The nodes a query finds, best first, with their number when it is known already.
 
-    A backend that ranks in a query of its own (``chapters.search.sqlite``) learns the
-    number of matches there, so the ``Paginator`` need not count them again. Everything but
-    :meth:`count` and slicing is the queryset's (``values_list()``, ``exists()``, ...).
+    A backend that ranks in a query of its own learns the number of matches there, so the
+    ``Paginator`` need not count them again. Everything but :meth:`count` and slicing is the
+    queryset's (``values_list()``, ``exists()``, ...).
 
     Args:
-        nodes: a lazy queryset of the nodes, in order.
+        nodes: a lazy queryset of the nodes, in order, or a function that makes it: building
+            the queryset of a search compiles its expressions, which costs more than a
+            search (bench/README.md, "Search"), so it is made only when a slice past the
+            ranked nodes, or the queryset itself, is asked for.
         count: their number, or None to let the queryset count them.
         every: False when they match some terms of the query only, as no node matched
             them all (``chapters.search.find_nodes``).
         ranked: the ids of the first nodes in order, when the backend ranked them apart: a
             slice within them is read by id, without ordering every match again.
+        by_id: the queryset the ranked nodes are read from by id (the nodes searched,
+            without the query's conditions, which the ranking applied already).
     """
 
-    def __init__(self, nodes, count=None, *, every=True, ranked=None):
-        self.nodes = nodes
+    ordered = True  # for the Paginator, which warns about unordered lists
+
+    def __init__(self, nodes, count=None, *, every=True, ranked=None, by_id=None):
+        self._nodes = nodes
         self._count = count
         self.every = every
         self._ranked = ranked
+        self._by_id = by_id
+
+    @cached_property
+    def nodes(self):
+        """Return the lazy queryset of the nodes, in order (made on first use)."""
+        return self._nodes() if callable(self._nodes) else self._nodes
 
     def count(self):
         """Return the number of nodes found."""
@@ -45,7 +60,8 @@ class Found:
                 ids = ranked[start:stop]
                 if not ids:
                     return []
-                by_id = {node.pk: node for node in self.nodes.filter(pk__in=ids).order_by()}
+                nodes = self.nodes if self._by_id is None else self._by_id
+                by_id = {node.pk: node for node in nodes.filter(pk__in=ids).order_by()}
                 return [by_id[pk] for pk in ids]
         return self.nodes[index]
 

@@ -106,8 +106,28 @@ def find(nodes, query, title_is_query, *, every=True):
     compares the titles of :meth:`.query.Query.titles` itself, as SQL.
     """
     words = [term for term in query.terms if term.kind != "substring"]
+    if not query.terms:
+        return Found(_matching_nodes(nodes, query, every, words))
+    ids, count = _ranked(nodes, query, every, words)
+
+    def ordered():
+        """The matching nodes, the ranked ones first in their order, then in tree order."""
+        position = RawSQL(
+            POSITION, [",".join(["", *map(str, ids), ""])], output_field=IntegerField()
+        )
+        return (
+            _matching_nodes(nodes, query, every, words)
+            .alias(position=position)
+            .order_by(F("position").asc(nulls_last=True), "tree_id", "lft")
+        )
+
+    return Found(ordered, count, ranked=ids, by_id=nodes)
+
+
+def _matching_nodes(nodes, query, every, words):
+    """Return the queryset of ``nodes`` that match ``query`` (its ``words``, every one or
+    any, as :func:`find`), in tree order."""
     substrings = [term for term in query.terms if term.kind == "substring"]
-    base = nodes
     if words:
         joined = (" AND " if every else " OR ").join(_expression(term) for term in words)
         nodes = nodes.filter(_matching(joined))
@@ -120,22 +140,23 @@ def find(nodes, query, title_is_query, *, every=True):
         nodes = nodes.exclude(
             _substring(term) if term.kind == "substring" else _matching(_expression(term))
         )
-    nodes = nodes.order_by("tree_id", "lft")
-    if not query.terms:
-        return Found(nodes)
-    ids, count = _ranked(base, query, every, words)
-    position = RawSQL(POSITION, [",".join(["", *map(str, ids), ""])], output_field=IntegerField())
-    ordered = nodes.alias(position=position).order_by(
-        F("position").asc(nulls_last=True), "tree_id", "lft"
-    )
-    return Found(ordered, count, ranked=ids)
+    return nodes.order_by("tree_id", "lft")
 
 
 def matches(nodes, term):
-    """Return whether any of ``nodes`` matches ``term`` (one query)."""
-    return nodes.filter(
-        _substring(term) if term.kind == "substring" else _matching(_expression(term))
-    ).exists()
+    """Return whether any of ``nodes`` matches ``term`` (one query).
+
+    Of every node, the index alone is asked (as SQL: the queryset's compiling cost more
+    than the lookup); of some, the queryset.
+    """
+    if nodes.query.where:
+        return nodes.filter(
+            _substring(term) if term.kind == "substring" else _matching(_expression(term))
+        ).exists()
+    sql, params = _sql(term)
+    with connections[nodes.db].cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM chapters_node n WHERE {sql} LIMIT 1", params)
+        return cursor.fetchone() is not None
 
 
 def _ranked(base, query, every, words):

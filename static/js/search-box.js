@@ -1,7 +1,7 @@
 // The header's search box offers the top results under it as one types (from two
 // characters, a moment after the last key): chapters.views.search_top_results answers them
 // as JSON. Up and Down move through them, Enter opens the one chosen (or, with none chosen,
-// submits the form: the search page), Escape closes the list. Without this script the box
+// submits the form: the search page), a click opens the one clicked, Escape closes the list. Without this script the box
 // is a plain form that opens the search page.
 "use strict";
 
@@ -40,22 +40,36 @@
       item.id = `site-search-results:${index}`; // no heading slug has a colon
       item.setAttribute("role", "option");
       item.setAttribute("aria-selected", "false");
-      const link = document.createElement("a");
-      link.href = result.url;
-      link.tabIndex = -1;
-      // title_html is the server's escaped title with <mark> its only markup
-      // (chapters.search.highlight); everything else is set as text.
+      // An option holds text, no link: a listbox's options are not to nest controls
+      // (axe's nested-interactive); the list opens the one clicked or chosen.
+      item.dataset.url = result.url;
+      // title_html and heading_html are the server's escaped text with <mark> their only
+      // markup (chapters.search.highlight, chapters.search.sections); everything else is
+      // set as text. The url opens the page at the heading named (its #id).
       const title = document.createElement("span");
       title.className = "site-search-title";
       title.innerHTML = result.title_html;
-      link.append(title);
+      item.append(title);
+      if (result.heading) {
+        const heading = document.createElement("span");
+        heading.className = "site-search-heading";
+        const mark = document.createElement("span");
+        mark.setAttribute("aria-hidden", "true");
+        mark.textContent = "› ";
+        const at = document.createElement("span");
+        at.className = "visually-hidden";
+        at.textContent = ", at ";
+        const text = document.createElement("span");
+        text.innerHTML = result.heading_html;
+        heading.append(at, mark, text);
+        item.append(heading);
+      }
       if (result.path) {
         const path = document.createElement("span");
         path.className = "site-search-path";
         path.textContent = result.path;
-        link.append(path);
+        item.append(path);
       }
-      item.append(link);
       list.append(item);
     });
     const open = data.results.length > 0;
@@ -103,8 +117,15 @@
       choose(active <= 0 ? all.length - 1 : active - 1);
     } else if (event.key === "Enter" && active >= 0 && all[active]) {
       event.preventDefault();
-      window.location.assign(all[active].querySelector("a").href);
+      window.location.assign(all[active].dataset.url);
     }
+  });
+
+  // Keep the focus in the box while a result is clicked, then open it.
+  list.addEventListener("mousedown", (event) => event.preventDefault());
+  list.addEventListener("click", (event) => {
+    const option = event.target.closest("[role=option]");
+    if (option) window.location.assign(option.dataset.url);
   });
 
   input.addEventListener("blur", () => {

@@ -4,6 +4,7 @@ chapter by drag-and-drop, the live preview, choosing a parent in the autocomplet
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.test_editor import hold_first_request
 from tests.helpers import node
 
 pytestmark = pytest.mark.browser
@@ -73,26 +74,14 @@ def test_admin_preview_renders_the_body_as_the_editor_types(browse, admin_user, 
 def test_admin_preview_answered_late_does_not_replace_a_later_one(browse, admin_user, small_tree):
     page = browse("/")
     sign_in(page, "admin", "password")
-    held = []
-
-    def hold_the_first(route):
-        if held:
-            route.continue_()
-        else:
-            held.append(route)
-
-    page.route("**/admin/chapters/node/preview/", hold_the_first)
+    first = hold_first_request(page, "**/admin/chapters/node/preview/")
     page.goto(f"/admin/chapters/node/{node('Chapter One').pk}/change/")
-    for _ in range(100):  # the preview of the body as the page opens, held
-        if held:
-            break
-        page.wait_for_timeout(50)
-    assert len(held) == 1
+    held = first()  # the preview of the body as the page opens
     page.fill("#id_body", "Typed after the page opened.")
     preview = page.locator("#body-preview .preview-body")
     expect(preview).to_have_text("Typed after the page opened.")
     with page.expect_response("**/admin/chapters/node/preview/"):
-        held[0].continue_()
+        held.continue_()
     page.evaluate("() => new Promise((done) => setTimeout(done, 50))")
     expect(preview).to_have_text("Typed after the page opened.")
 

@@ -70,33 +70,49 @@ def test_editor_preview_is_the_saved_page(browse, small_tree):
     assert node("Kernel Fusion").body == BODY + "[[Chapter Five]]."
 
 
+def hold_first_request(page, url_pattern):
+    """Hold the first request ``page`` sends to ``url_pattern``, unanswered; let later ones
+    through.
+
+    Returns:
+        A function that waits (up to 5 s) until the first request is held and returns its
+        Playwright ``Route``: ``continue_()`` sends it on.
+    """
+    held = []
+
+    def route(request_route):
+        if held:
+            request_route.continue_()
+        else:
+            held.append(request_route)
+
+    page.route(url_pattern, route)
+
+    def first():
+        for _ in range(100):
+            if held:
+                return held[0]
+            page.wait_for_timeout(50)
+        raise AssertionError(f"No request to {url_pattern} was sent.")
+
+    return first
+
+
 def test_preview_answered_late_does_not_replace_a_later_one(browse, small_tree):
     # Found by the media test's flaking on a loaded machine: the preview of the text before
     # an upload answered after the preview of the text with the image, and replaced it.
     page = browse(EDIT_ONE, user=role_user("ed", "Editor"))
-    held = []
-
-    def hold_the_first(route):
-        if held:
-            route.continue_()
-        else:
-            held.append(route)
-
-    page.route("**/preview/", hold_the_first)
+    first = hold_first_request(page, "**/preview/")
     body = page.locator("#id_body")
     body.fill("First text.")
     body.press("Control+Enter")
-    for _ in range(100):
-        if held:
-            break
-        page.wait_for_timeout(50)
-    assert len(held) == 1
+    held = first()
     body.fill("Second text.")
     body.press("Control+Enter")
     preview = page.locator("#preview")
     expect(preview).to_have_text("Second text.")
     with page.expect_response("**/preview/"):
-        held[0].continue_()
+        held.continue_()
     page.evaluate("() => new Promise((done) => setTimeout(done, 50))")
     expect(preview).to_have_text("Second text.")
 

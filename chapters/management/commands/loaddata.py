@@ -102,6 +102,7 @@ class Command(loaddata.Command):
                     body_html=node.body_html,
                     body_text=node.body_text,
                     headings=node.headings,
+                    sections=node.sections,
                     words=node.words,
                 )
                 node.store_references(links)

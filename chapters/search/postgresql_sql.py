@@ -1,0 +1,234 @@
+"""Search's ranking query on PostgreSQL, written as SQL.
+
+The same conditions and keys as the Django expressions of :mod:`.postgresql` (``find``'s
+queryset), which stays the reference for what they mean: compiling those expressions cost
+several times what PostgreSQL takes to run the query on the curriculum (bench/README.md,
+"Search"), so the query that ranks the first matches and counts them all is written here as
+SQL, term by term. Each helper returns ``(sql, params)``.
+"""
+
+from django.db import connections
+
+from .query import MIN_PREFIX
+
+__all__ = ["SLICE", "matches", "ranked"]
+
+ENGLISH, SIMPLE = "chapters_english", "chapters_simple"
+SLICE = 100  # matches ranked by relevance; the rest follow from the queryset (Found)
+BODY_WEIGHTS = "'{0.0,0.25,1.0,1.0}'::float4[]"  # postgresql.BODY_WEIGHTS, as SQL
+# The vectors searched, by configuration: whole, the title (A) alone, the headings and body.
+# The title's is parsed again, as migration 0029_search parses it into the stored vectors (where it
+# comes first, so its positions are the same): ts_filter() of a stored vector would read the
+# whole vector out of TOAST for each of the title's keys, for every match (at 20,000 nodes,
+# most of a broad word's time).
+WHOLE = {ENGLISH: "n.search_english", SIMPLE: "n.search_simple"}
+TITLE = {
+    config: f"to_tsvector('{config}'::regconfig, translate(n.title, '</.', E'\\x01  '))"
+    for config in WHOLE
+}
+BODY = {config: f"ts_filter({vector}, '{{b,c}}')" for config, vector in WHOLE.items()}
+
+# The first SLICE matches in the order of ranking.ORDER, and the number of all matches.
+RANKED = """SELECT id, COUNT(*) OVER () FROM (
+    SELECT n.id, n.title, n.tree_id, n.lft, n.search_english, n.search_simple,
+        ({title_is_query}) AS title_is_query, {coverage} AS coverage,
+        {title_coverage} AS title_coverage, {adjacent} AS adjacent
+    FROM chapters_node n WHERE {conditions}
+) n
+ORDER BY title_is_query DESC, coverage DESC, title_coverage DESC, adjacent DESC,
+    CASE WHEN title_coverage > 0 AND title_coverage < {every_term} THEN length(title) ELSE 0 END,
+    {relevance}, tree_id, lft
+LIMIT {slice}"""
+
+
+class SQL:
+    """SQL text with its params, built piece by piece."""
+
+    def __init__(self):
+        self.params = []
+
+    def add(self, piece):
+        """Return the text of ``piece`` (``(sql, params)``), keeping its params in order."""
+        sql, params = piece
+        self.params.extend(params)
+        return sql
+
+
+def _combine(pieces, operator):
+    """Return ``pieces`` (``(sql, params)``) joined by ``operator``, each in parentheses."""
+    return (
+        f" {operator} ".join(f"({sql})" for sql, _ in pieces),
+        [param for _, params in pieces for param in params],
+    )
+
+
+def tsquery(term, configs=(ENGLISH, SIMPLE)):
+    """Return the tsquery of a word, phrase or "any" term in ``configs``, as
+    ``postgresql._term_query`` builds it (prefixes in ``chapters_simple`` only)."""
+    if term.kind == "any":
+        return _combine([tsquery(option, configs) for option in term.options], "||")
+    text = term.text.replace("<", " ").replace("/", " ").replace(".", " ")
+    if term.kind == "phrase":
+        kinds = [("phraseto", text)]
+    else:
+        kinds = [("plainto", spelling) for spelling in term.spellings]
+    if SIMPLE in configs:
+        kinds += [("to", f"{prefix}:*") for prefix in term.prefixes]
+    pieces = [
+        (f"{function}_tsquery('{config}'::regconfig, %s)", [value])
+        for function, value in kinds
+        for config in (configs if function != "to" else (SIMPLE,))
+    ]
+    return _combine(pieces, "||")
+
+
+def own(term, vectors=WHOLE):
+    """Return the condition that ``term`` matches in its own configuration (English in the
+    English vector, ``simple`` in the other): ``postgresql._own``. ``vectors`` is
+    :data:`WHOLE` or :data:`TITLE`."""
+    return _combine(
+        [
+            _at(vectors[ENGLISH], tsquery(term, (ENGLISH,))),
+            _at(vectors[SIMPLE], tsquery(term, (SIMPLE,))),
+        ],
+        "OR",
+    )
+
+
+def _at(vector, query):
+    """Return the condition that ``vector`` matches the tsquery ``query``."""
+    return f"{vector} @@ ({query[0]})", query[1]
+
+
+def _like(text):
+    """Return the ``LIKE`` pattern of a text containing ``text``, as Django's ``contains``."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def substring(term, title=False):
+    """Return the condition that the title or body text (the title alone when ``title``)
+    contains ``term``: ``postgresql._substring``."""
+    if title:
+        return "n.title::text LIKE %s", [_like(term.text)]
+    if len(term.text) >= MIN_PREFIX:
+        return "n.title::text LIKE %s OR n.body_text::text LIKE %s", [_like(term.text)] * 2
+    return "STRPOS(n.title, %s) > 0 OR STRPOS(n.body_text, %s) > 0", [term.text] * 2
+
+
+def _met(conditions):
+    """Return how many of ``conditions`` a node meets (``ranking.count_met``), as SQL."""
+    if not conditions:
+        return "0", []
+    return (
+        " + ".join(f"(CASE WHEN ({sql}) THEN 1 ELSE 0 END)" for sql, _ in conditions),
+        [param for _, params in conditions for param in params],
+    )
+
+
+def _rank(words, vectors, function, every):
+    """Return the relevance of the words in each configuration, summed (``postgresql._rank``).
+
+    ``function`` is ``ts_rank`` (of every word in the whole vectors) or ``ts_rank_cd`` (of
+    any word in the headings and body, weighted, normalization 1).
+    """
+    sql = SQL()
+    ranks = []
+    for config in (ENGLISH, SIMPLE):
+        parts = [tsquery(term, (config,)) for term in words]
+        query = sql.add(_combine(parts, "&&" if every else "||"))
+        if function == "ts_rank":
+            ranks.append(f"ts_rank({vectors[config]}, ({query}))")
+        else:
+            ranks.append(f"ts_rank_cd({BODY_WEIGHTS}, {vectors[config]}, ({query}), 1)")
+    return f"((0.0::float8 + {ranks[0]}) + {ranks[1]})", sql.params
+
+
+def conditions(nodes, query, every):
+    """Return the condition the nodes found meet: ``postgresql.find``'s filters, as SQL."""
+    words = [term for term in query.terms if term.kind != "substring"]
+    substrings = [term for term in query.terms if term.kind == "substring"]
+    found = []
+    if words:
+        joined = _combine([tsquery(term) for term in words], "&&" if every else "||")
+        found.append(_at("n.search_document", joined))
+        found.append(_combine([own(term) for term in words], "AND" if every else "OR"))
+    if every:
+        found += [substring(term) for term in substrings]
+    elif substrings and not words:
+        found.append(_combine([substring(term) for term in substrings], "OR"))
+    for term in query.excluded:
+        sql, params = (
+            substring(term) if term.kind == "substring" else _at("n.search_document", tsquery(term))
+        )
+        found.append((f"NOT ({sql})", params))
+    if nodes.query.where:
+        sql, params = nodes.values("pk").order_by().query.sql_with_params()
+        found.append((f"n.id IN ({sql})", list(params)))
+    return _combine(found, "AND") if found else ("TRUE", [])
+
+
+def ranked(nodes, query, every):
+    """Return the ids of the first :data:`SLICE` of ``nodes`` that match ``query``, in
+    order, and the number of all that match (one query).
+
+    The keys of ``ranking.ORDER`` as ``postgresql.find`` computes them, written as SQL.
+    """
+    sql = SQL()
+    words = [term for term in query.terms if term.kind != "substring"]
+    every_term = len(query.terms)
+    titles = query.titles()
+    title_is_query = sql.add(
+        _combine([("UPPER(n.title::text) = UPPER(%s)", [t]) for t in titles], "OR")
+        if titles
+        else ("FALSE", [])
+    )
+    matched = [substring(t) if t.kind == "substring" else own(t) for t in query.terms]
+    coverage = str(every_term) if every else sql.add(_met(matched))
+    in_title = [
+        substring(t, title=True) if t.kind == "substring" else own(t, TITLE) for t in query.terms
+    ]
+    title_coverage = sql.add(_met(in_title))
+    pairs = [
+        _at("n.search_document", (f"phraseto_tsquery('{SIMPLE}'::regconfig, %s)", [f"{a} {b}"]))
+        for a, b in query.pairs()
+    ]
+    adjacent = sql.add(_met(pairs))
+    where = sql.add(conditions(nodes, query, every))
+    relevance = "0.0::float8"
+    if words:
+        in_title_rank = sql.add(_rank(words, WHOLE, "ts_rank", True))
+        in_body_rank = sql.add(_rank(words, BODY, "ts_rank_cd", False))
+        relevance = (
+            f"CASE WHEN title_coverage = {every_term} THEN -{in_title_rank} "
+            f"ELSE -{in_body_rank} END"
+        )
+    text = RANKED.format(
+        title_is_query=title_is_query,
+        coverage=coverage,
+        title_coverage=title_coverage,
+        adjacent=adjacent,
+        conditions=where,
+        every_term=every_term,
+        relevance=relevance,
+        slice=SLICE,
+    )
+    with connections[nodes.db].cursor() as cursor:
+        cursor.execute(text, sql.params)
+        rows = cursor.fetchall()
+    return [pk for pk, _ in rows], rows[0][1] if rows else 0
+
+
+def matches(nodes, term):
+    """Return whether any of ``nodes`` matches ``term`` (one query): ``postgresql.matches``."""
+    sql = SQL()
+    if term.kind == "substring":
+        condition = sql.add(substring(term))
+    else:
+        condition = sql.add(_combine([_at("n.search_document", tsquery(term)), own(term)], "AND"))
+    if nodes.query.where:
+        inner, params = nodes.values("pk").order_by().query.sql_with_params()
+        condition = f"({condition}) AND n.id IN ({sql.add((inner, list(params)))})"
+    with connections[nodes.db].cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM chapters_node n WHERE {condition} LIMIT 1", sql.params)
+        return cursor.fetchone() is not None

@@ -1,0 +1,48 @@
+"""What search does to cost less (issue 26): the ranking written as SQL and the synonyms kept.
+
+The ranking query of each database (``sqlite._ranked``, ``postgresql_sql.ranked``) writes as
+SQL the order that the Django queryset of every match computes too (the queryset serves a
+slice past the ranked matches and ``values_list()``), so the two are compared here on the
+relevance set; the synonyms are read once per version of the wiki (``search.kept``). The
+cost itself is measured by ``bench/search.py``, never here.
+"""
+
+import pytest
+
+from chapters.models import Synonym
+from chapters.search import find_nodes, indexed, kept
+from tests.search_relevance import QUERIES, add_relevance_nodes
+
+# Broad words and questions with some words only, besides the relevance set's queries.
+MORE = ["chapter", "learning", "memory model", "binary search in a sorted list", "kernel -cuda"]
+
+
+@pytest.mark.django_db
+def test_the_ranking_query_orders_as_the_queryset_of_every_match(curriculum):
+    add_relevance_nodes()
+    differ = {}
+    with indexed():
+        for query in [query for query, _ in QUERIES] + MORE:
+            found = find_nodes(query)
+            ranked = [node.pk for node in found[:100]]
+            every = list(found.nodes.values_list("pk", flat=True)[:100])
+            if ranked != every or len(found) != found.nodes.count():
+                differ[query] = (ranked[:5], every[:5])
+    assert differ == {}
+
+
+@pytest.mark.django_db
+def test_synonyms_are_read_once_per_version_and_again_after_a_change(
+    curriculum, django_assert_num_queries, monkeypatch
+):
+    monkeypatch.setattr(kept, "_table", (None, {}))
+    # The version (a query in a test's transaction), then the synonyms of that version.
+    with django_assert_num_queries(2):
+        assert kept.synonyms_of(["colour", "kernel"]) == {"colour": ["color"]}
+    with django_assert_num_queries(1):
+        assert kept.synonyms_of(["color"]) == {"color": ["colour"]}
+    Synonym.objects.create(word="colour", same_as="kolor")
+    with django_assert_num_queries(2):
+        assert kept.synonyms_of(["colour"]) == {"colour": ["color", "kolor"]}
+    with indexed(), django_assert_num_queries(0):
+        assert kept.synonyms_of(["kolor"]) == {"kolor": ["colour"]}
