@@ -56,9 +56,8 @@ def render_pdf(book, built=None, progress=None):
     """Return the PDF of a :class:`~.content.Book`, as bytes.
 
     The parts are laid out by ``BOOK_LAYOUT_PROCESSES`` processes (:class:`~.parts.Pool`)
-    while this one makes the next part's HTML; a book long enough is cut into at least two
-    parts per process (:func:`~.parts.part_size`). The front matter is laid out here,
-    before and after them.
+    while this one makes the next part's HTML and lays out the front matter; a book long
+    enough is cut into at least two parts per process (:func:`~.parts.part_size`).
 
     Args:
         book: the book.
@@ -76,29 +75,32 @@ def render_pdf(book, built=None, progress=None):
     date = built or timezone.now()
     processes = settings.BOOK_LAYOUT_PROCESSES
     size = parts.part_size(len(book.nodes), settings.BOOK_PART_SIZE, processes)
-    # The contents, the building process's largest work but the join, are laid out while
-    # no layout process runs, so that the build's processes' memory does not add up.
-    front_pages = _count_front(book, date, style)
     with tempfile.TemporaryDirectory(prefix="book-") as folder:
         folder = Path(folder)
+        # The processes end before the join, which needs none of them.
         with parts.Pool(processes) as pool:
-            split = parts.split(book.nodes, size)
-            laying = _submit_parts(book, split, pool, folder, progress)
+            laying, front_pages = _submit_parts(
+                book,
+                parts.split(book.nodes, size),
+                pool,
+                folder,
+                progress,
+                lambda: _count_front(book, date, style),
+            )
             anchors, numbering = _number_parts(laying, front_pages, pool, folder)
-            pieces = []
+
+            def numbered(node):
+                return anchors[f"n{node.pk}"].page + 1
+
+            laid, front_files = lay_out_front(book, date, numbered, style, folder)
+            if laid > front_pages:
+                raise RuntimeError(f"The contents took {laid} pages, not {front_pages}.")
+            pieces = [(file, None) for file in front_files]
             for file, numbers, future in numbering:
                 future.result()
                 pieces.append((file, numbers))
-
-        def numbered(node):
-            return anchors[f"n{node.pk}"].page + 1
-
-        laid, front_files = lay_out_front(book, date, numbered, style, folder)
-        if laid > front_pages:
-            raise RuntimeError(f"The contents took {laid} pages, not {front_pages}.")
         blank = (laid, front_pages - laid) if laid < front_pages else None
         outline = [(node.title, node.depth, f"n{node.pk}") for node in book.nodes]
-        pieces = [(file, None) for file in front_files] + pieces
         join(pieces, blank, anchors, outline, folder / "book.pdf")
         return (folder / "book.pdf").read_bytes()
 
@@ -127,10 +129,15 @@ def _number_parts(laying, front_pages, pool, folder):
     return anchors, numbering
 
 
-def _submit_parts(book, split, pool, folder, progress):
-    """Give each part of a book to the pool, its HTML made here; return each part's file
-    and the future of its :func:`~.parts.lay_out_part`, in order."""
-    addresses, laying = {}, []
+def _submit_parts(book, split, pool, folder, progress, count_front):
+    """Give each part of a book to the pool, its HTML made here; count the front matter's
+    pages once every process has a part.
+
+    Returns:
+        ``([(file, future), ...], front_pages)``: each part's file and the future of its
+        :func:`~.parts.lay_out_part`; the front matter's pages (``count_front()``).
+    """
+    addresses, laying, front_pages = {}, [], None
     for number, nodes in enumerate(split):
         shown = {}
         bodies = book.bodies(nodes)
@@ -144,7 +151,9 @@ def _submit_parts(book, split, pool, folder, progress):
         laying.append(
             (file, pool.submit(parts.lay_out_part, html, stylesheet_files(), images, file))
         )
-    return laying
+        if number + 1 == pool.processes:
+            front_pages = count_front()
+    return laying, front_pages if front_pages is not None else count_front()
 
 
 def stylesheet_files():
