@@ -6,6 +6,8 @@ tests: the benchmark serves pages, not static files, and needs no collectstatic 
 ``STATIC_ROOT`` for WhiteNoise to look in, and to warn that it is missing).
 """
 
+import os
+
 from wiki.settings import *  # noqa: F403
 
 ROOT_URLCONF = "bench.urls"
@@ -19,3 +21,7 @@ STATIC_ROOT = None
 # The print page's stylesheets, for Chromium's print of it (bench/print_race.py), served by
 # WhiteNoise from the apps' static folders as under DEBUG.
 WHITENOISE_USE_FINDERS = True
+# The book's layout processes (bench/print_race.py --processes), else the project's.
+BOOK_LAYOUT_PROCESSES = int(
+    os.environ.get("BENCH_BOOK_PROCESSES") or BOOK_LAYOUT_PROCESSES  # noqa: F405
+)

@@ -4,6 +4,7 @@ joins, running heads, one bookmark per node in order, links across parts; and co
 few spans as draw the same colours (chapters/books/code.py)."""
 
 import re
+import tempfile
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 
@@ -12,11 +13,14 @@ from django.db import transaction
 from django.test import override_settings
 from pypdf import PdfReader
 
-from chapters.books import front
+from chapters.books import front, parts
+from chapters.books.builds import BookKey, build
 from chapters.books.code import fewer_spans
 from chapters.books.content import book_of
-from chapters.books.parts import split
+from chapters.books.parts import part_size, split
 from chapters.books.pdf import book_style, render_pdf
+from chapters.models import BookBuild
+from tests import failing_layout
 from tests.helpers import build_tree, edit
 from tests.test_books import pdf_text
 
@@ -49,22 +53,30 @@ def paragraphs(count):
 @pytest.fixture(scope="module")
 def parted(small_tree_snapshot, django_db_blocker, tmp_path_factory):
     """Build the small tree's whole book in parts of two nodes (three parts, the second
-    starting inside Area A), once for the module's tests; return its file.
+    starting inside Area A), laid out by two processes, once for the module's tests; return
+    its file.
 
     The tree and its edits are written in a transaction rolled back once the book is built,
     so each test starts from an empty database, as from its own fixtures.
     """
     folder = tmp_path_factory.mktemp("parted")
     pdf = folder / "book.pdf"
-    settings = override_settings(BOOK_PART_SIZE=2, BOOKS_ROOT=folder / "books")
+    settings = override_settings(
+        BOOK_PART_SIZE=2, BOOK_LAYOUT_PROCESSES=2, BOOKS_ROOT=folder / "books"
+    )
     with django_db_blocker.unblock(), settings, transaction.atomic():
         small_tree_snapshot.restore()
-        edit("Chapter One", body="See [[Chapter Five]] and [[Chapter Four]].\n\n" + paragraphs(12))
-        edit("Chapter Three", body=paragraphs(30))
-        edit("Chapter Six", body=paragraphs(30))
+        edit_parted()
         pdf.write_bytes(render_pdf(book_of(None)))
         transaction.set_rollback(True)
     return pdf
+
+
+def edit_parted():
+    """Give the small tree's chapters the bodies of :func:`parted`'s book."""
+    edit("Chapter One", body="See [[Chapter Five]] and [[Chapter Four]].\n\n" + paragraphs(12))
+    edit("Chapter Three", body=paragraphs(30))
+    edit("Chapter Six", body=paragraphs(30))
 
 
 def contents(pdf):
@@ -83,6 +95,20 @@ def link_targets(reader, page):
         x, y = round(annotation["/Rect"][0]), round(annotation["/Rect"][1])
         lines.setdefault(-y, {}).setdefault(x, numbers[annotation["/Dest"][0].idnum])
     return [[target for _x, target in sorted(line.items())] for _y, line in sorted(lines.items())]
+
+
+def bookmarks(reader):
+    """Return a PDF's bookmarks in order: ``(title, depth, page)``, the page counted from
+    1."""
+
+    def flat(items, depth=0):
+        for item in items:
+            if isinstance(item, list):
+                yield from flat(item, depth + 1)
+            else:
+                yield item.title, depth, reader.get_destination_page_number(item) + 1
+
+    return list(flat(reader.outline))
 
 
 @pytest.mark.django_db
@@ -151,6 +177,55 @@ def test_book_in_parts_links_across_parts_and_from_the_contents_to_their_pages(p
     assert [set(line) for line in link_targets(reader, 2)] == [{pages[t]} for t in TITLES]
     one = pages["Chapter One"]
     assert link_targets(reader, one)[0] == [pages["Chapter Five"], pages["Chapter Four"]]
+
+
+@pytest.mark.django_db
+def test_book_laid_out_by_one_process_is_the_one_laid_out_by_two(
+    parted, small_tree, settings, tmp_path
+):
+    settings.BOOK_PART_SIZE = 2
+    settings.BOOK_LAYOUT_PROCESSES = 1
+    edit_parted()
+    alone = tmp_path / "alone.pdf"
+    alone.write_bytes(render_pdf(book_of(None)))
+    two, one = PdfReader(parted), PdfReader(alone)
+    count = len(two.pages)
+    assert len(one.pages) == count
+    assert contents(alone) == contents(parted)
+    assert bookmarks(one) == bookmarks(two)
+    assert [title for title, _depth, _page in bookmarks(one)] == TITLES
+    linking = [page for page in range(1, count + 1) if "/Annots" in two.pages[page - 1]]
+    assert len(linking) == 2
+    assert [link_targets(one, page) for page in linking] == [
+        link_targets(two, page) for page in linking
+    ]
+    assert pdf_text(alone, 2, count) == pdf_text(parted, 2, count)
+
+
+@pytest.mark.django_db
+def test_part_failing_in_its_process_fails_the_build_and_leaves_no_file(
+    small_tree, settings, monkeypatch, tmp_path
+):
+    settings.BOOK_PART_SIZE = 2
+    settings.BOOK_LAYOUT_PROCESSES = 2
+    monkeypatch.setattr(parts, "lay_out_part", failing_layout.lay_out_part)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temporary"))
+    (tmp_path / "temporary").mkdir()
+    key = BookKey(None, "pdf", "v1")
+    BookBuild.objects.create(root=None, format="pdf", version="v1")
+    assert build(key) == BookBuild.Status.FAILED
+    row = key.builds.get()
+    assert row.error == f"RuntimeError('{failing_layout.MESSAGE}')"
+    assert not settings.BOOKS_ROOT.exists() or list(settings.BOOKS_ROOT.rglob("*")) == []
+    assert list((tmp_path / "temporary").iterdir()) == []
+
+
+def test_part_size_cuts_a_book_into_two_parts_per_process_down_to_ten_nodes():
+    assert part_size(41, 25, 2) == 11
+    assert part_size(41, 25, 1) == 21
+    assert part_size(222, 25, 2) == 25
+    assert part_size(11, 25, 2) == 10
+    assert part_size(11, 2, 2) == 2
 
 
 def test_fewer_spans_drops_spans_that_change_nothing_and_joins_neighbours():

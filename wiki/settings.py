@@ -369,9 +369,14 @@ FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 # Books built for download (chapters/books/builds.py) by the task workers and sent by the web
 # processes, kept between deploys: on several hosts, a folder they all share.
 BOOKS_ROOT = Path(os.environ.get("WIKI_BOOKS_ROOT") or BASE_DIR / "media" / "books")
-# A book's PDF is laid out this many nodes at a time (chapters/books/parts.py): the memory a
-# build takes grows with it, not with the book (bench/README.md, "Books").
-BOOK_PART_SIZE = 25
+# A book's PDF is laid out this many nodes at a time (chapters/books/parts.py), up to twice
+# as many: the memory a build takes grows with it, not with the book (bench/README.md,
+# "Books"). Each layout process holds one part's layout, the building process the book's
+# nodes and its contents: 13 keeps the 2,000-node book's process tree under 400 MB.
+BOOK_PART_SIZE = 13
+# The processes that lay out a book's parts at once (chapters/books/parts.py), each holding
+# one part's layout: two, or one on a machine of one core.
+BOOK_LAYOUT_PROCESSES = min(2, os.cpu_count() or 1)
 
 # Security headers. Each page may load scripts, styles, images, fonts and fetches from this
 # site only, and run no inline script or style: our scripts are files in static/js/; Django's

@@ -2,8 +2,9 @@
 or an EPUB 3.
 
 - :mod:`.content`: which nodes a book holds, and their bodies made fit for a book;
-- :mod:`.pdf`: the PDF, laid out by WeasyPrint a part at a time (:mod:`.parts`; the title
-  page and contents, :mod:`.front`) and joined by pypdf with one outline (:mod:`.joining`),
+- :mod:`.pdf`: the PDF, laid out by WeasyPrint a part at a time, by a pool of processes
+  (:mod:`.parts`; the title page and contents, :mod:`.front`) and joined by pypdf with its
+  page numbers and one outline (:mod:`.joining`),
   formulas drawn as SVG by ziamath (:mod:`.formulas`), code with few spans (:mod:`.code`);
 - :mod:`.epub`: the EPUB 3, written by the wiki (``zipfile`` and templates), formulas as
   MathML;
