@@ -3,6 +3,7 @@ numbers are the pages the headings land on, page numbers that run on across the 
 joins, running heads, one bookmark per node in order, links across parts; and code with as
 few spans as draw the same colours (chapters/books/code.py)."""
 
+import multiprocessing.util
 import re
 import tempfile
 import xml.etree.ElementTree as ET
@@ -200,6 +201,10 @@ def test_part_failing_in_its_process_fails_the_build_and_leaves_no_file(
     settings.BOOK_PART_SIZE = 2
     settings.BOOK_LAYOUT_PROCESSES = 2
     monkeypatch.setattr(parts, "lay_out_part", failing_layout.lay_out_part)
+    # The book's temporary folder goes under tmp_path; multiprocessing's own (the fork
+    # server's socket, a path of at most 107 bytes) is made first, in the usual place, and
+    # kept for the process: made under tmp_path, it would be too long, and gone after this test.
+    multiprocessing.util.get_temp_dir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temporary"))
     (tmp_path / "temporary").mkdir()
     key = BookKey(None, "pdf", "v1")

@@ -25,7 +25,8 @@ def at_heading(page, live_server, heading_id):
     """Check that the page opened at the heading ``heading_id``: the URL's fragment, the
     :target, and the heading on screen."""
     expect(page).to_have_url(f"{live_server.url}{CHAPTER}#{heading_id}")
-    assert page.evaluate("document.querySelector(':target').id") == heading_id
+    # Waited for, as the URL changes before the new page's heading is parsed.
+    expect(page.locator(":target")).to_have_attribute("id", heading_id)
     expect(page.locator(f"#{heading_id}")).to_be_in_viewport()
 
 
