@@ -29,7 +29,7 @@ SVG = "http://www.w3.org/2000/svg"
 
 # A node's texts, left out of a book's nodes: a book reads its bodies' HTML a few at a time
 # (:meth:`Book.bodies`), so that the whole curriculum's are never in memory at once.
-TEXT_FIELDS = ("body", "body_html", "body_text")
+TEXT_FIELDS = ("body", "body_html", "body_text", "sections")
 
 
 @dataclass
@@ -62,7 +62,7 @@ class Book:
 def book_of(root):
     """Return the :class:`Book` of a section and everything under it, of a chapter alone, or
     of the whole curriculum for None."""
-    nodes = Node.objects.all()
+    nodes = Node.objects.defer(*TEXT_FIELDS)
     if root is not None:
         nodes = nodes.filter(tree_id=root.tree_id, lft__gte=root.lft, rght__lte=root.rght)
     nodes = list(nodes)
