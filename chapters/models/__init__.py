@@ -9,6 +9,8 @@
   ``LinkResolver`` (what a ``[[wiki link]]`` means);
 - :mod:`.version`: ``WikiVersion``, which every cache is keyed by;
 - :mod:`.synonyms`: ``Synonym``, other spellings that search finds a word by;
+- :mod:`.vocabulary`: ``Word``, the wiki's words and how many nodes hold each, which search
+  corrects typos from (kept by the database's triggers);
 - :mod:`.media`: the media library, ``MediaItem`` (an uploaded image or file under a stable
   name), ``MediaVersion`` (the files it held before) and ``MediaUse`` (a body's references to
   one, derived like links);
@@ -57,6 +59,7 @@ from .tree import (
     tree_write,
 )
 from .version import WikiVersion
+from .vocabulary import Word
 from .watches import Watch
 from .webhooks import Webhook, WebhookDelivery
 from .workers import TaskWorker
@@ -97,6 +100,7 @@ __all__ = [
     "Webhook",
     "WebhookDelivery",
     "WikiVersion",
+    "Word",
     "cache_trees",
     "current_write",
     "linking_into",

@@ -1,0 +1,40 @@
+"""The wiki's vocabulary: every word of its titles, headings and bodies, and how common it is.
+
+Search corrects a misspelt word with the most similar word of the vocabulary
+(``chapters.search.suggest``). The rows are the database's own work: triggers of migration
+0033 count the words of every node inserted, updated or deleted, however it is written
+(``save()``, ``update()``, ``loaddata``, raw SQL), so no Python code keeps them.
+"""
+
+from django.db import models
+
+__all__ = ["Word"]
+
+MAX_WORD_LENGTH = 64  # longer words (hashes, encoded data) are not kept: no one mistypes them
+
+
+class Word(models.Model):
+    """One word of the wiki, folded as search folds it, and the number of nodes holding it.
+
+    A word is a run of letters and digits (``chapters.words.words``), lower-cased and
+    without the accents of Latin letters, of at most :data:`MAX_WORD_LENGTH` characters. On
+    PostgreSQL the words are those ``chapters_simple`` parses (migration 0015), on SQLite
+    those FTS5's ``unicode61`` tokenizer reads, as each database reads a query's words.
+    Migration 0033 indexes ``word`` by trigrams: ``gin_trgm_ops`` on PostgreSQL, the FTS5
+    table ``chapters_search_word_trigram`` on SQLite, which triggers on this table keep.
+
+    Attributes:
+        word: the word.
+        documents: the nodes whose title, headings or body hold it.
+        titles: those of them whose title holds it.
+    """
+
+    word = models.TextField(unique=True)
+    documents = models.IntegerField()
+    titles = models.IntegerField()
+
+    class Meta:
+        db_table = "chapters_search_word"
+
+    def __str__(self):
+        return f"{self.word} ({self.documents})"
