@@ -19,16 +19,16 @@ Snippets and highlights are computed the same way on both, in Python, from the t
 read.
 """
 
-from collections import Counter
 from contextlib import contextmanager
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Case, Q, Value, When
 
 from ..models import Node
+from ..models.vocabulary import MAX_WORD_LENGTH
 from ..navigation import breadcrumbs
 from . import kept, postgresql, sqlite
-from .query import parse, query_terms, similarity, words
+from .query import parse, query_terms, similarity
 from .results import Found
 from .sections import Quoter, marked
 
@@ -48,9 +48,9 @@ __all__ = [
 ]
 
 MAX_QUERY_LENGTH = 200  # longer queries are cut (forms.SearchForm); no title is longer
-MIN_SUGGESTION_SIMILARITY = 0.3  # below, a title word is no likely correction
+MIN_SUGGESTION_SIMILARITY = 0.3  # below, a word is no likely correction
 MAX_CORRECTED_WORDS = 4  # words of one query looked up for a correction
-CONFIDENT_SIMILARITY = 0.5  # from here on, a title's word is taken without reading bodies
+CONFIDENT_SIMILARITY = 0.5  # from here on, a title's word is taken before any other word
 MAX_LENGTH_DIFFERENCE = 3  # letters a correction may have more or fewer than the word
 MIN_TYPED = 2  # characters typed before the header's box offers results (top_results)
 TOP_RESULTS = 8
@@ -58,7 +58,12 @@ TOP_RESULTS = 8
 
 def _backend(nodes):
     """Return the module that searches the database of ``nodes``."""
-    return postgresql if connections[nodes.db].vendor == "postgresql" else sqlite
+    return _backend_of(nodes.db)
+
+
+def _backend_of(using):
+    """Return the module that searches database ``using``."""
+    return postgresql if connections[using].vendor == "postgresql" else sqlite
 
 
 @contextmanager
@@ -70,8 +75,7 @@ def indexed(using=DEFAULT_DB_ALIAS):
     the queries (:func:`.postgresql.indexed`, which says why), in a transaction; on SQLite
     nothing more.
     """
-    backend = postgresql if connections[using].vendor == "postgresql" else sqlite
-    with kept.at_version(), backend.indexed(using):
+    with kept.at_version(), _backend_of(using).indexed(using):
         yield
 
 
@@ -168,11 +172,11 @@ def suggest(query, *, area="", status=""):
     """Return ``query`` with its unknown words replaced by the likeliest words of the wiki.
 
     For a query that finds nothing: each word of it (up to :data:`MAX_CORRECTED_WORDS`)
-    that finds nothing on its own is replaced by the word of a title or body most like it
-    (:func:`.query.similarity`, at least :data:`MIN_SUGGESTION_SIMILARITY`, then the most
-    frequent), among the titles and bodies the database's trigram indexes offer
-    (``pg_trgm`` on PostgreSQL, FTS5's trigram table on SQLite), so a suggestion is built
-    from the wiki's own words.
+    that finds nothing on its own in the whole wiki is replaced by the word of the wiki's
+    vocabulary most like it (:func:`_likeliest_word`: the most similar, then the most
+    frequent), so a suggestion is built from the wiki's own words. The vocabulary is the
+    whole wiki's, whatever ``area`` and ``status``: a correction that finds nothing there is
+    not offered.
 
     Returns:
         The corrected query, in lower case, or "" when there is nothing to correct, or when
@@ -187,7 +191,7 @@ def suggest(query, *, area="", status=""):
         if term.kind != "word" or index >= MAX_CORRECTED_WORDS or backend.matches(every_node, term):
             corrected.append(term.text if term.kind == "word" else f'"{term.text}"')
             continue
-        word = _likeliest_word(nodes, term.words[0])
+        word = _likeliest_word(nodes.db, term.words[0])
         changed |= word is not None
         corrected.append(word or term.text)
     suggestion = " ".join(corrected + [f"-{term.text}" for term in parsed.excluded])
@@ -199,29 +203,42 @@ def suggest(query, *, area="", status=""):
     return suggestion.lower()
 
 
-def _likeliest_word(nodes, word):
+def _likeliest_word(using, word):
     """Return the word of the wiki most like ``word``, or None when none is like enough.
 
-    The candidates are the words of the titles most like ``word`` that the database's
-    trigram index offers and, unless one of them is at least
-    :data:`CONFIDENT_SIMILARITY` alike, those of the bodies too: the most similar one wins
-    (at least :data:`MIN_SUGGESTION_SIMILARITY`), and of equally similar ones the most
-    frequent among them.
+    The candidates are the words of the vocabulary (``Word``: every word of the titles,
+    headings and bodies) that the database finds at least :data:`MIN_SUGGESTION_SIMILARITY`
+    alike (:func:`.query.similarity`, ``pg_trgm``'s), with at most
+    :data:`MAX_LENGTH_DIFFERENCE` letters more or fewer. The most similar word of a title
+    wins when it is at least :data:`CONFIDENT_SIMILARITY` alike (of equally similar ones, the
+    one more titles hold, then more nodes); otherwise the most similar word of all, of
+    equally similar ones the one more nodes hold; then the first in alphabetical order. A
+    word the vocabulary holds is not corrected.
+
+    Args:
+        using: the alias of the database searched.
+        word: a folded word that finds nothing.
+
+    Returns:
+        The correction, or None.
     """
-    backend = _backend(nodes)
-    counts = Counter()
-    best, best_key = None, (MIN_SUGGESTION_SIMILARITY, 0)
-    for candidates in (backend.title_candidates, backend.body_candidates):
-        if best_key[0] >= CONFIDENT_SIMILARITY:
-            break
-        counts.update(found for text in candidates(nodes, word) for found in words(text))
-        for candidate, count in counts.items():
-            if abs(len(candidate) - len(word)) > MAX_LENGTH_DIFFERENCE:
-                continue
-            key = (similarity(word, candidate), count)
-            if key > best_key or (key[0] == best_key[0] and best is None):
-                best, best_key = candidate, key
-    return best
+    lengths = (len(word) - MAX_LENGTH_DIFFERENCE, len(word) + MAX_LENGTH_DIFFERENCE)
+    if lengths[0] > MAX_WORD_LENGTH:
+        return None  # no word of the vocabulary is so long
+    # Each candidate as the key it is chosen by, the least first.
+    in_titles, every_word = [], []
+    for candidate, documents, titles in _backend_of(using).similar_words(using, word, *lengths):
+        if candidate == word:
+            return None
+        alike = similarity(word, candidate)
+        if alike < MIN_SUGGESTION_SIMILARITY:
+            continue
+        every_word.append((-alike, -documents, candidate))
+        if titles:
+            in_titles.append((-alike, -titles, -documents, candidate))
+    if in_titles and -min(in_titles)[0] >= CONFIDENT_SIMILARITY:
+        return min(in_titles)[-1]
+    return min(every_word)[-1] if every_word else None
 
 
 def top_results(query):

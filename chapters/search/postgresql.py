@@ -21,12 +21,10 @@ from contextlib import contextmanager
 from functools import reduce
 from operator import and_, or_
 
-from django.contrib.postgres.lookups import TrigramWordSimilar
 from django.contrib.postgres.search import (
     SearchQuery,
     SearchRank,
     SearchVectorField,
-    TrigramWordSimilarity,
 )
 from django.db import connections, transaction
 from django.db.models import (
@@ -51,11 +49,10 @@ from .query import HEADING_PUNCTUATION, MIN_PREFIX
 from .ranking import ORDER, count_met, partial_title_length
 from .results import Found
 
-__all__ = ["DOCUMENT", "body_candidates", "find", "indexed", "matches", "title_candidates"]
+__all__ = ["DOCUMENT", "find", "indexed", "matches", "similar_words"]
 
 ENGLISH, SIMPLE = "chapters_english", "chapters_simple"
-CANDIDATES = 20  # titles read to correct one word
-WORD_SIMILARITY = 0.3  # pg_trgm.word_similarity_threshold while looking for them
+WORD_SIMILARITY = 0.3  # pg_trgm.similarity_threshold: the least similarity of a correction
 # BM25 as FTS5's bm25() has it: its constants, and the weights of D, C (the body: 1, scaled to
 # the largest weight ts_rank_cd takes), B (the headings: sqlite.HEADING_WEIGHT) and A (the
 # title, which BM25 leaves out, as SQLite's chapters_node_text does).
@@ -330,30 +327,28 @@ def _own(term, prefix=""):
     )
 
 
-def title_candidates(nodes, word):
-    """Return titles that contain a word like ``word``, most alike first.
+def similar_words(using, word, shortest, longest):
+    """Return the words of the vocabulary (``Word``) that are at least
+    :data:`WORD_SIMILARITY` alike ``word`` (``pg_trgm``'s similarity, ``%``, which the
+    trigram index ``chapters_search_word_trigram`` serves), of ``shortest`` to ``longest``
+    characters.
 
-    ``pg_trgm``'s word similarity (``title %> word``), served by the trigram index on
-    titles, with the threshold lowered to :data:`WORD_SIMILARITY` for this connection.
+    Args:
+        using: the alias of the database searched.
+        word: a folded word.
+        shortest: the fewest characters a word returned has.
+        longest: the most.
+
+    Returns:
+        A list of ``(word, documents, titles)``, as ``Word`` counts them, in no order.
     """
-    return _candidates(nodes, word, "title")
-
-
-def body_candidates(nodes, word):
-    """Return body texts that contain a word like ``word``, as :func:`title_candidates`."""
-    return _candidates(nodes, word, "body_text")
-
-
-def _candidates(nodes, word, column):
-    """Return the ``column`` of the :data:`CANDIDATES` nodes with a word most like ``word``."""
-    with connections[nodes.db].cursor() as cursor:
+    with connections[using].cursor() as cursor:
         cursor.execute(
-            "SELECT set_config('pg_trgm.word_similarity_threshold', %s, false)",
-            [str(WORD_SIMILARITY)],
+            "SELECT set_config('pg_trgm.similarity_threshold', %s, false)", [str(WORD_SIMILARITY)]
         )
-    return list(
-        nodes.filter(TrigramWordSimilar(F(column), Value(word)))
-        .annotate(similarity=TrigramWordSimilarity(word, column))
-        .order_by("-similarity", "tree_id", "lft")
-        .values_list(column, flat=True)[:CANDIDATES]
-    )
+        cursor.execute(
+            "SELECT word, documents, titles FROM chapters_search_word "
+            "WHERE word %% %s AND length(word) BETWEEN %s AND %s",
+            [word, shortest, longest],
+        )
+        return cursor.fetchall()

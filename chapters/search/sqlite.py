@@ -17,6 +17,7 @@ insert, update and delete (from ``save()``, ``update()``, ``loaddata`` or a shel
 
 from contextlib import nullcontext
 from functools import reduce
+from math import ceil
 from operator import or_
 
 from django.db import connections
@@ -26,9 +27,10 @@ from django.db.models.expressions import RawSQL
 from .query import HEADING_PUNCTUATION, MIN_PREFIX, trigrams
 from .results import Found
 
-__all__ = ["body_candidates", "find", "indexed", "matches", "title_candidates"]
+__all__ = ["find", "indexed", "matches", "similar_words"]
 
-CANDIDATES = 20  # titles read to correct one word
+WORD_SIMILARITY = 0.3  # the least trigram similarity of a correction, as on PostgreSQL
+TRIGRAM = "chapters_search_word_trigram"  # the vocabulary's words by trigram (migration 0033)
 SLICE = 100  # matches ranked by relevance; the rest follow in tree order
 HEADING_WEIGHT = 4.0  # bm25()'s weight of the headings, the body's being 1
 
@@ -272,30 +274,37 @@ def _like(text):
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def title_candidates(nodes, word):
-    """Return titles that share trigrams with ``word``, those sharing most first.
+def similar_words(using, word, shortest, longest):
+    """Return the words of the vocabulary (``Word``) that may be at least
+    :data:`WORD_SIMILARITY` alike ``word``, of ``shortest`` to ``longest`` characters.
 
-    The trigram index is asked for titles holding any of the word's trigrams (FTS5's
-    ``bm25`` ranks those holding more, and rarer, first).
+    Those that share at least :data:`WORD_SIMILARITY` of the word's trigrams (as
+    ``pg_trgm`` pads and cuts it: :func:`.query.trigrams`), which every word so alike does
+    (with ``s`` trigrams shared of ``a`` and ``b``, ``s / (a + b - s) >= t`` and ``b >= s``
+    give ``s >= t a``), found in the FTS5 table ``chapters_search_word_trigram``
+    (migration 0033): a trigram's words, counted per word. The caller computes the
+    similarity of each.
+
+    Args:
+        using: the alias of the database searched.
+        word: a folded word.
+        shortest: the fewest characters a word returned has.
+        longest: the most.
+
+    Returns:
+        A list of ``(word, documents, titles)``, as ``Word`` counts them, in no order.
     """
-    return _candidates(nodes, word, "title")
-
-
-def body_candidates(nodes, word):
-    """Return body texts that share trigrams with ``word``, as :func:`title_candidates`."""
-    return _candidates(nodes, word, "body_text")
-
-
-def _candidates(nodes, word, column):
-    """Return the ``column`` of the :data:`CANDIDATES` nodes sharing most trigrams with
-    ``word``."""
-    pieces = sorted({piece.strip() for piece in trigrams(word) if len(piece.strip()) == 3})
+    pieces = sorted(trigrams(word))
     if not pieces:
         return []
-    expression = f"{column} : (" + " OR ".join(_string(piece) for piece in pieces) + ")"
-    ranked = RawSQL(
-        "SELECT rowid FROM chapters_node_trigram WHERE chapters_node_trigram MATCH %s "
-        "ORDER BY rank LIMIT %s",
-        [expression, CANDIDATES],
+    shared = " UNION ALL ".join(
+        [f"SELECT rowid FROM {TRIGRAM} WHERE {TRIGRAM} MATCH %s"] * len(pieces)
     )
-    return list(nodes.filter(pk__in=ranked).values_list(column, flat=True))
+    with connections[using].cursor() as cursor:
+        cursor.execute(
+            "SELECT word, documents, titles FROM chapters_search_word WHERE id IN ("
+            f"SELECT rowid FROM ({shared}) GROUP BY rowid HAVING count(*) >= %s"
+            ") AND length(word) BETWEEN %s AND %s",
+            [*map(_string, pieces), ceil(WORD_SIMILARITY * len(pieces) - 1e-9), shortest, longest],
+        )
+        return cursor.fetchall()

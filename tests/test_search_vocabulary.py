@@ -1,0 +1,93 @@
+"""The wiki's vocabulary (``Word``, migration 0033), and the corrections search takes from it.
+
+Every test runs on both databases, whose triggers keep the vocabulary on every write.
+"""
+
+import pytest
+
+from chapters.models import Node, Word
+from chapters.search import suggest
+from tests.helpers import edit, node
+
+
+def vocabulary(*words):
+    """Return ``{word: (documents, titles)}`` of those of ``words`` the vocabulary holds."""
+    return {row.word: (row.documents, row.titles) for row in Word.objects.filter(word__in=words)}
+
+
+@pytest.mark.django_db
+def test_the_vocabulary_counts_the_nodes_holding_each_word_and_their_titles(small_tree):
+    assert vocabulary("chapter", "one", "six", "area") == {
+        "chapter": (6, 6),
+        "one": (1, 1),
+        "six": (1, 1),
+        "area": (2, 2),
+    }
+    edit(
+        "Chapter One",
+        title="Défaultdict Counting",
+        body="## Counting words\n\nCount them with `collections.defaultdict(int)`: one pass.",
+    )
+    assert vocabulary("chapter", "one", "defaultdict", "counting", "words", "collections") == {
+        "chapter": (5, 5),
+        "one": (1, 0),
+        "defaultdict": (1, 1),
+        "counting": (1, 1),
+        "words": (1, 0),
+        "collections": (1, 0),
+    }
+
+
+@pytest.mark.django_db
+def test_the_vocabulary_follows_updates_that_bypass_save_and_deletions(small_tree):
+    Node.objects.filter(title__in=["Chapter Five", "Chapter Six"]).update(
+        body_text="Memoization caches the results."
+    )
+    assert vocabulary("memoization", "caches", "five") == {
+        "memoization": (2, 0),
+        "caches": (2, 0),
+        "five": (1, 1),
+    }
+    node("Chapter Six").delete()
+    assert vocabulary("memoization", "caches", "six") == {
+        "memoization": (1, 0),
+        "caches": (1, 0),
+    }
+    Node.objects.filter(title="Chapter Five").update(title="Chapter Memoization", body_text="")
+    assert vocabulary("memoization", "caches", "five") == {"memoization": (1, 1)}
+
+
+@pytest.mark.django_db
+def test_search_corrects_a_word_only_a_body_has_from_the_vocabulary(small_tree):
+    edit("Chapter One", body="Count the words with `collections.defaultdict(int)`.")
+    assert suggest("defualtdict") == "defaultdict"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("sorted_pages", "sorter_pages", "corrected"),
+    [
+        (["Chapter One"], ["Chapter Two", "Chapter Three"], "sorter"),
+        (["Chapter One", "Chapter Two"], ["Chapter Three"], "sorted"),
+    ],
+)
+def test_search_corrects_to_the_most_frequent_of_equally_similar_words(
+    small_tree, sorted_pages, sorter_pages, corrected
+):
+    # "sortex" is as like "sorted" as "sorter" (5 trigrams of 9 shared with each).
+    for title in sorted_pages:
+        edit(title, body="The list comes back sorted.")
+    for title in sorter_pages:
+        edit(title, body="A sorter puts things in order.")
+    assert suggest("sortex") == corrected
+
+
+@pytest.mark.django_db
+def test_a_word_an_edit_adds_becomes_a_correction_and_one_no_page_keeps_stops_being_one(
+    small_tree,
+):
+    assert suggest("memoizaton") == ""
+    edit("Chapter Four", body="Memoization keeps the results of calls.")
+    assert suggest("memoizaton") == "memoization"
+    edit("Chapter Four", body="Caching keeps the results of calls.")
+    assert (suggest("memoizaton"), vocabulary("memoization")) == ("", {})
