@@ -115,8 +115,7 @@ POSTGRESQL = [
     "WHEN (OLD.title IS DISTINCT FROM NEW.title OR OLD.headings IS DISTINCT FROM NEW.headings "
     "OR OLD.body_text IS DISTINCT FROM NEW.body_text) "
     "EXECUTE FUNCTION chapters_search_words_updated()",
-    "CREATE INDEX chapters_search_word_trgm ON chapters_search_word USING gin "
-    "(word gin_trgm_ops)",
+    "CREATE INDEX chapters_search_word_trgm ON chapters_search_word USING gin (word gin_trgm_ops)",
     # The nodes already stored.
     """
     SELECT chapters_search_words_change(array_agg(word), array_agg(documents),

@@ -8,7 +8,9 @@ in generated columns, so that ranking thousands of matches reads vectors rather 
 their bodies again. A word of the query is looked for in
 both, its prefixes with ``simple`` (``'backprop':*``); a phrase in both, words in a row; a
 substring (Chinese, Japanese) with ``LIKE``, which the trigram indexes serve. Migration 0014
-indexes the document with GIN, and the title and body text with ``gin_trgm_ops``. ``<`` in
+indexes the document with GIN, and the title and body text with ``gin_trgm_ops``; typos are
+corrected from the wiki's vocabulary (``Word``, migration 0033), whose words its own trigram
+index finds (:func:`similar_words`). ``<`` in
 the text reaches the parser as a blank, since it would otherwise read text such as
 ``vector<float>`` as an HTML tag and skip it; in the query too.
 
@@ -330,7 +332,7 @@ def _own(term, prefix=""):
 def similar_words(using, word, shortest, longest):
     """Return the words of the vocabulary (``Word``) that are at least
     :data:`WORD_SIMILARITY` alike ``word`` (``pg_trgm``'s similarity, ``%``, which the
-    trigram index ``chapters_search_word_trigram`` serves), of ``shortest`` to ``longest``
+    trigram index ``chapters_search_word_trgm`` serves), of ``shortest`` to ``longest``
     characters.
 
     Args:

@@ -11,8 +11,11 @@ insert, update and delete (from ``save()``, ``update()``, ``loaddata`` or a shel
   alike: what ``bm25()`` ranks bodies by, without the title, whose length FTS5 would count
   in the row's;
 - ``chapters_node_trigram`` (external content), tokenized by ``trigram``: substrings of
-  three characters or more, for text without spaces (Chinese, Japanese) and for spelling
-  suggestions; a substring of one or two characters is looked for with ``LIKE``.
+  three characters or more, for text without spaces (Chinese, Japanese); a substring of one
+  or two characters is looked for with ``LIKE``.
+
+Typos are corrected from the wiki's vocabulary (``Word``, migration 0033), whose words the
+FTS5 table ``chapters_search_word_trigram`` finds by their trigrams (:func:`similar_words`).
 """
 
 from contextlib import nullcontext
