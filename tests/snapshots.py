@@ -26,9 +26,7 @@ def chapters_models():
     out: a load does not write them (migration 0015 does, in every database); so are the
     vocabulary's words, which the triggers of migration 0033 write as the nodes are written.
     """
-    models = [
-        m for m in apps.get_app_config("chapters").get_models() if m not in (Synonym, Word)
-    ]
+    models = [m for m in apps.get_app_config("chapters").get_models() if m not in (Synonym, Word)]
     return sorted(models, key=lambda m: m is WikiVersion)
 
 

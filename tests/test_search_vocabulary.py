@@ -7,6 +7,7 @@ import pytest
 
 from chapters.models import Node, Word
 from chapters.search import suggest
+from chapters.search.query import edit_distance
 from tests.helpers import edit, node
 
 
@@ -91,3 +92,27 @@ def test_a_word_an_edit_adds_becomes_a_correction_and_one_no_page_keeps_stops_be
     assert suggest("memoizaton") == "memoization"
     edit("Chapter Four", body="Caching keeps the results of calls.")
     assert (suggest("memoizaton"), vocabulary("memoization")) == ("", {})
+
+
+@pytest.mark.django_db
+def test_search_corrects_to_the_word_fewest_edits_away_of_the_most_similar(small_tree):
+    # "emulated" shares more trigrams with "evaulated" (0.46 against 0.43), but "evaluated"
+    # is one transposition away, "emulated" two edits.
+    edit("Chapter One", body="The expression is evaluated lazily.")
+    edit("Chapter Two", body="Threads are emulated.")
+    assert suggest("evaulated") == "evaluated"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "edits"),
+    [
+        ("evaulated", "evaluated", 1),
+        ("evaulated", "emulated", 2),
+        ("kitten", "sitting", 3),
+        ("ca", "abc", 3),
+        ("", "abc", 3),
+        ("memoization", "memoization", 0),
+    ],
+)
+def test_edit_distance_counts_a_transposition_as_one_edit(first, second, edits):
+    assert edit_distance(first, second) == edits

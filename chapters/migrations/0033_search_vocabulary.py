@@ -5,11 +5,11 @@ and bodies, with the number of nodes holding it (``documents``) and of those who
 (``titles``). Triggers on ``chapters_node`` keep it on every insert, update and delete, as
 the search indexes are kept, and this migration fills it from the nodes already stored.
 
-On PostgreSQL a node's words are those of ``chapters_simple`` (migration 0015: words as
-written, folded by ``unaccent`` and lower case), its punctuation read as blanks so that
-``os.path.join`` or ``q-learning`` give their words, as SQLite's tokenizer does:
-``chapters_node_words()`` lists them. Inserts and deletes are counted once per statement
-(a bulk load is one aggregate, not a query per row), updates of the title, headings or body
+On PostgreSQL a node's words are read from its stored vector ``search_simple`` (migration
+0029: words as written, folded by ``unaccent`` and lower case; the title's weighted A), so
+nothing is parsed again: ``chapters_node_words()`` lists them (a migration that makes the
+vector again must keep its name). Inserts and deletes are counted once per statement (a
+bulk load is one aggregate, not a query per row), updates of the title, headings or body
 per row. ``word`` is indexed by trigrams (``gin_trgm_ops``), which ``%`` (similarity) uses.
 
 On SQLite the node's text is written to an FTS5 table that stays empty,
@@ -24,26 +24,16 @@ kept by triggers on ``chapters_search_word``.
 from django.db import migrations, models
 
 MAX_WORD_LENGTH = 64  # chapters.models.vocabulary.MAX_WORD_LENGTH, frozen
-# Characters PostgreSQL's parser would read into tokens other than words (e-mail addresses,
-# paths, hyphenated words, numbers with signs or points, tags, entities): read as blanks.
-PUNCTUATION = "<>/.-@:+_&~#;="
-BLANKS = " " * len(PUNCTUATION)
-
 POSTGRESQL = [
-    # The distinct words of a node, and whether its title holds each.
+    # The distinct words of a node, and whether its title holds each: the lexemes of its
+    # stored vector in chapters_simple (migration 0029), the title's weighted A, less those
+    # that are not one word (PostgreSQL's parser keeps "q-learning" whole as well as its
+    # parts, e-mail addresses, signed numbers).
     f"""
-    CREATE FUNCTION chapters_node_words(title text, headings jsonb, body_text text)
-    RETURNS TABLE (word text, in_title boolean) LANGUAGE sql STABLE AS $$
-        SELECT lexeme, bool_or(in_title) FROM (
-            SELECT unnest(tsvector_to_array(to_tsvector('chapters_simple'::regconfig,
-                translate(coalesce(title, ''), '{PUNCTUATION}', '{BLANKS}')))), true
-            UNION ALL
-            SELECT unnest(tsvector_to_array(to_tsvector('chapters_simple'::regconfig,
-                translate(coalesce(jsonb_path_query_array(headings, '$[*].title')::text, '')
-                    || ' ' || coalesce(body_text, ''), '{PUNCTUATION}', '{BLANKS}')))), false
-        ) AS found (lexeme, in_title)
+    CREATE FUNCTION chapters_node_words(vector tsvector)
+    RETURNS TABLE (word text, in_title boolean) LANGUAGE sql IMMUTABLE AS $$
+        SELECT lexeme, 'A' = ANY (weights) FROM unnest(vector)
         WHERE length(lexeme) <= {MAX_WORD_LENGTH} AND lexeme !~ '[[:punct:][:space:]]'
-        GROUP BY lexeme
     $$
     """,
     # Add changes of the counts (negative for words gone); drop the words no node holds.
@@ -66,7 +56,7 @@ POSTGRESQL = [
             SELECT found.word, count(*)::int AS documents,
                 (count(*) FILTER (WHERE found.in_title))::int AS titles
             FROM inserted CROSS JOIN LATERAL
-                chapters_node_words(inserted.title, inserted.headings, inserted.body_text) found
+                chapters_node_words(inserted.search_simple) found
             GROUP BY found.word
         ) AS counted;
         RETURN NULL;
@@ -81,7 +71,7 @@ POSTGRESQL = [
             SELECT found.word, count(*)::int AS documents,
                 (count(*) FILTER (WHERE found.in_title))::int AS titles
             FROM deleted CROSS JOIN LATERAL
-                chapters_node_words(deleted.title, deleted.headings, deleted.body_text) found
+                chapters_node_words(deleted.search_simple) found
             GROUP BY found.word
         ) AS counted;
         RETURN NULL;
@@ -96,8 +86,8 @@ POSTGRESQL = [
             SELECT coalesce(now.word, before.word) AS word,
                 (now.word IS NOT NULL)::int - (before.word IS NOT NULL)::int AS documents,
                 coalesce(now.in_title::int, 0) - coalesce(before.in_title::int, 0) AS titles
-            FROM chapters_node_words(NEW.title, NEW.headings, NEW.body_text) now
-            FULL JOIN chapters_node_words(OLD.title, OLD.headings, OLD.body_text) before
+            FROM chapters_node_words(NEW.search_simple) now
+            FULL JOIN chapters_node_words(OLD.search_simple) before
                 ON now.word = before.word
         ) AS changed
         WHERE documents <> 0 OR titles <> 0;
@@ -123,8 +113,7 @@ POSTGRESQL = [
     FROM (
         SELECT found.word, count(*)::int AS documents,
             (count(*) FILTER (WHERE found.in_title))::int AS titles
-        FROM chapters_node CROSS JOIN LATERAL chapters_node_words(
-            chapters_node.title, chapters_node.headings, chapters_node.body_text) found
+        FROM chapters_node CROSS JOIN LATERAL chapters_node_words(chapters_node.search_simple) found
         GROUP BY found.word
     ) AS counted
     """,
@@ -138,7 +127,7 @@ POSTGRESQL_REVERSE = [
     "DROP FUNCTION chapters_search_words_deleted()",
     "DROP FUNCTION chapters_search_words_inserted()",
     "DROP FUNCTION chapters_search_words_change(text[], int[], int[])",
-    "DROP FUNCTION chapters_node_words(text, jsonb, text)",
+    "DROP FUNCTION chapters_node_words(tsvector)",
     "DROP INDEX chapters_search_word_trgm",
 ]
 

@@ -28,7 +28,7 @@ from ..models import Node
 from ..models.vocabulary import MAX_WORD_LENGTH
 from ..navigation import breadcrumbs
 from . import kept, postgresql, sqlite
-from .query import parse, query_terms, similarity
+from .query import edit_distance, parse, query_terms, similarity
 from .results import Found
 from .sections import Quoter, marked
 
@@ -50,7 +50,7 @@ __all__ = [
 MAX_QUERY_LENGTH = 200  # longer queries are cut (forms.SearchForm); no title is longer
 MIN_SUGGESTION_SIMILARITY = 0.3  # below, a word is no likely correction
 MAX_CORRECTED_WORDS = 4  # words of one query looked up for a correction
-CONFIDENT_SIMILARITY = 0.5  # from here on, a title's word is taken before any other word
+CLOSEST = 10  # of the words most like a typo, those whose edits are counted
 MAX_LENGTH_DIFFERENCE = 3  # letters a correction may have more or fewer than the word
 MIN_TYPED = 2  # characters typed before the header's box offers results (top_results)
 TOP_RESULTS = 8
@@ -209,11 +209,12 @@ def _likeliest_word(using, word):
     The candidates are the words of the vocabulary (``Word``: every word of the titles,
     headings and bodies) that the database finds at least :data:`MIN_SUGGESTION_SIMILARITY`
     alike (:func:`.query.similarity`, ``pg_trgm``'s), with at most
-    :data:`MAX_LENGTH_DIFFERENCE` letters more or fewer. The most similar word of a title
-    wins when it is at least :data:`CONFIDENT_SIMILARITY` alike (of equally similar ones, the
-    one more titles hold, then more nodes); otherwise the most similar word of all, of
-    equally similar ones the one more nodes hold; then the first in alphabetical order. A
-    word the vocabulary holds is not corrected.
+    :data:`MAX_LENGTH_DIFFERENCE` letters more or fewer. Of the :data:`CLOSEST` most similar
+    (of equally similar ones, those more nodes hold), the one fewest edits away wins
+    (:func:`.query.edit_distance`: "evaulated" is one from "evaluated", two from the more
+    similar "emulated"); of those as many edits away, the most similar, then the one more
+    titles hold, then more nodes, then the first in alphabetical order. A word the
+    vocabulary holds is not corrected.
 
     Args:
         using: the alias of the database searched.
@@ -225,20 +226,21 @@ def _likeliest_word(using, word):
     lengths = (len(word) - MAX_LENGTH_DIFFERENCE, len(word) + MAX_LENGTH_DIFFERENCE)
     if lengths[0] > MAX_WORD_LENGTH:
         return None  # no word of the vocabulary is so long
-    # Each candidate as the key it is chosen by, the least first.
-    in_titles, every_word = [], []
+    alike = []
     for candidate, documents, titles in _backend_of(using).similar_words(using, word, *lengths):
         if candidate == word:
             return None
-        alike = similarity(word, candidate)
-        if alike < MIN_SUGGESTION_SIMILARITY:
-            continue
-        every_word.append((-alike, -documents, candidate))
-        if titles:
-            in_titles.append((-alike, -titles, -documents, candidate))
-    if in_titles and -min(in_titles)[0] >= CONFIDENT_SIMILARITY:
-        return min(in_titles)[-1]
-    return min(every_word)[-1] if every_word else None
+        score = similarity(word, candidate)
+        if score >= MIN_SUGGESTION_SIMILARITY:
+            alike.append((-score, -documents, -titles, candidate))
+    closest = sorted(alike)[:CLOSEST]
+    return min(
+        (
+            (edit_distance(word, candidate), score, titles, documents, candidate)
+            for score, documents, titles, candidate in closest
+        ),
+        default=(None,) * 5,
+    )[-1]
 
 
 def top_results(query):

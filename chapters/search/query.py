@@ -37,6 +37,7 @@ __all__ = [
     "MIN_PREFIX",
     "Query",
     "Term",
+    "edit_distance",
     "fold",
     "highlighter",
     "parse",
@@ -261,6 +262,26 @@ def _term(raw, quoted):
         if stem != word and len(stem) >= MIN_PREFIX:
             term.prefixes.append(stem)
     return term
+
+
+def edit_distance(first, second):
+    """Return the edits that turn one word into the other: the optimal string alignment
+    distance (Levenshtein's insertions, deletions and substitutions of one character, and
+    transpositions of two adjacent ones, each costing 1; no substring edited twice).
+
+    A transposition is a common typo ("evaulated"), and one edit: Levenshtein's distance
+    would count two, as for "emulated".
+    """
+    before, previous = None, list(range(len(second) + 1))
+    for i, a in enumerate(first, 1):
+        current = [i]
+        for j, b in enumerate(second, 1):
+            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b))
+            if i > 1 and j > 1 and a == second[j - 2] and first[i - 2] == b:
+                cost = min(cost, before[j - 2] + 1)
+            current.append(cost)
+        before, previous = previous, current
+    return previous[-1]
 
 
 def similarity(first, second):
