@@ -11,7 +11,7 @@ import pytest
 from chapters.books import builds
 from chapters.books.builds import BookKey, book_storage, ready
 from chapters.models import BookBuild
-from tests.helpers import edit, node
+from tests.helpers import edit, node, run_with_environment
 
 IN_MEMORY = {"BACKEND": "django.core.files.storage.InMemoryStorage"}
 
@@ -111,3 +111,26 @@ def test_reader_is_sent_a_stored_book_only_when_its_build_is_done(small_tree, cl
     assert (ready(key), response.status_code) == (key.name, 200)
     assert b"".join(response.streaming_content) == b"half a book"
     assert book_storage().listdir("epub") == ([], [stored_name(key)])
+
+
+def test_book_storage_comes_from_the_environment():
+    code = (
+        "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'wiki.settings'; "
+        "from django.conf import settings as s; "
+        "print(repr(s.STORAGES['books']))"
+    )
+    local = run_with_environment(code, DJANGO_SECRET_KEY="k", WIKI_BOOKS_ROOT="/srv/books")
+    assert local.strip() == (
+        "{'BACKEND': 'django.core.files.storage.FileSystemStorage', "
+        "'OPTIONS': {'location': PosixPath('/srv/books')}}"
+    )
+    s3 = run_with_environment(
+        code, DJANGO_SECRET_KEY="k", WIKI_BOOKS_ROOT="/srv/books",
+        WIKI_MEDIA_S3_BUCKET="wiki-media", WIKI_MEDIA_S3_REGION="eu-west-1",
+    )  # fmt: skip
+    assert s3.strip() == (
+        "{'BACKEND': 'storages.backends.s3.S3Storage', 'OPTIONS': {'bucket_name': "
+        "'wiki-media', 'endpoint_url': None, 'region_name': 'eu-west-1', 'location': "
+        "'books', 'file_overwrite': True, 'default_acl': 'private', "
+        "'max_memory_size': 1048576}}"
+    )
