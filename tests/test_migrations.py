@@ -109,9 +109,14 @@ def test_migration_of_the_checks_keeps_the_node_table_s_triggers_and_indexes():
     latest = extras()
     executor = MigrationExecutor(connection)
     executor.migrate([("chapters", "0019_notifications")])
-    # 0029_search adds the triggers of SQLite's chapters_node_text, and 0032_search_statistics
-    # PostgreSQL's index chapters_node_words, which 0019 has not.
-    added = [name for name in latest if name.startswith("chapters_node_text_")]
+    # 0029_search adds the triggers of SQLite's chapters_node_text, 0032_search_statistics
+    # PostgreSQL's index chapters_node_words and 0033_search_vocabulary the vocabulary's
+    # triggers, which 0019 has not.
+    added = [
+        name
+        for name in latest
+        if name.startswith(("chapters_node_text_", "chapters_search_words_"))
+    ]
     added += ["chapters_node_words"] if connection.vendor == "postgresql" else []
     assert extras() == [name for name in latest if name not in added]
     migrate_to_latest()
@@ -122,3 +127,34 @@ def test_migration_of_the_checks_keeps_the_node_table_s_triggers_and_indexes():
         else "chapters_node_update_bumps_version"
     )
     assert bumps in latest
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migration_fills_the_vocabulary_and_is_undone():
+    store_before(
+        "0032_search_statistics",
+        headings=[{"id": "why", "title": "Why fuse", "level": 2}],
+        body_text="Why fuse\nFused kernels save a launch: see os.path.join.",
+    )
+    migrate_to_latest()
+    from chapters.models import Word
+
+    assert sorted(Word.objects.values_list("word", "documents", "titles")) == [
+        ("a", 1, 0),
+        ("area", 1, 1),
+        ("fuse", 1, 0),
+        ("fused", 1, 0),
+        ("join", 1, 0),
+        ("kernels", 1, 0),
+        ("launch", 1, 0),
+        ("os", 1, 0),
+        ("path", 1, 0),
+        ("save", 1, 0),
+        ("see", 1, 0),
+        ("why", 1, 0),
+    ]
+    executor = MigrationExecutor(connection)
+    executor.migrate([("chapters", "0032_search_statistics")])
+    assert "chapters_search_word" not in connection.introspection.table_names()
+    migrate_to_latest()
+    assert Word.objects.count() == 12
