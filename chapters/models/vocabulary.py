@@ -18,8 +18,9 @@ class Word(models.Model):
 
     A word is a run of letters and digits (``chapters.words.words``), lower-cased and
     without the accents of Latin letters, of at most :data:`MAX_WORD_LENGTH` characters. On
-    PostgreSQL the words are those ``chapters_simple`` parses (migration 0015), on SQLite
-    those FTS5's ``unicode61`` tokenizer reads, as each database reads a query's words.
+    PostgreSQL the words are the lexemes of the node's stored vector ``search_simple``
+    (``chapters_simple``, migration 0029) that are one word, on SQLite those FTS5's
+    ``unicode61`` tokenizer reads: as each database reads a query's words.
     Migration 0033 indexes ``word`` by trigrams: ``gin_trgm_ops`` on PostgreSQL, the FTS5
     table ``chapters_search_word_trigram`` on SQLite, which triggers on this table keep.
 
