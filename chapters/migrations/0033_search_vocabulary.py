@@ -37,11 +37,13 @@ POSTGRESQL = [
     $$
     """,
     # Add changes of the counts (negative for words gone); drop the words no node holds.
+    # The rows are written in the words' order, so that two transactions writing some of the
+    # same words lock them in the same order and never deadlock.
     """
     CREATE FUNCTION chapters_search_words_change(words text[], documents int[], titles int[])
     RETURNS void LANGUAGE sql AS $$
         INSERT INTO chapters_search_word AS kept (word, documents, titles)
-        SELECT * FROM unnest(words, documents, titles)
+        SELECT * FROM unnest(words, documents, titles) ORDER BY 1
         ON CONFLICT (word) DO UPDATE SET documents = kept.documents + excluded.documents,
             titles = kept.titles + excluded.titles;
         DELETE FROM chapters_search_word WHERE word = ANY (words) AND documents <= 0;
