@@ -3,16 +3,24 @@
 Search reads queries and bodies with them (``chapters.search.query``), and a synonym's two
 spellings are folded the same way when an editor saves them (``chapters.models.synonyms``),
 so this module imports nothing of the wiki: the models and search both stand on it.
+:func:`identifier_parts` is what search indexes beside a text so that its identifiers are
+found by their parts (``ThreadPoolExecutor`` by "pool executor") and run together
+(``lru_cache`` by "lrucache").
 """
 
 import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["WORD", "fold", "words"]
+__all__ = ["WORD", "fold", "hump_words", "identifier_parts", "words"]
 
 # A word: a run of letters and digits, as PostgreSQL's parser and FTS5's unicode61 read them.
 WORD = re.compile(r"[^\W_]+")
+# An identifier: words joined by underscores, dots or slashes ("os.path.join", "dll/shared").
+IDENTIFIER = re.compile(r"[^\W_]+(?:[_./]+[^\W_]+)*")
+# Where a word written in camel case has a new part: a capital after a small letter or a
+# digit ("getElement"), or a capital followed by a small letter after capitals ("HTTPServer").
+HUMP = re.compile("(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 @lru_cache(maxsize=65536)
@@ -34,3 +42,37 @@ def fold(text):
 def words(text):
     """Return the folded words of ``text``, in order."""
     return WORD.findall(fold(text))
+
+
+def hump_words(word):
+    """Return the parts of ``word`` written in camel case, folded, or [] when it has one part.
+
+    Split before a capital that follows a small letter or a digit, and before the last of
+    several capitals when a small letter follows it (ASCII letters only): "ThreadPoolExecutor"
+    gives ``["thread", "pool", "executor"]``, "HTTPServer" ``["http", "server"]``, "utf8Encode"
+    ``["utf8", "encode"]``; "int64" and "Kernel" give [].
+    """
+    parts = HUMP.split(word)
+    return [fold(part) for part in parts] if len(parts) > 1 else []
+
+
+def identifier_parts(text):
+    """Return the text search indexes beside ``text`` for the identifiers it holds.
+
+    For each identifier of ``text`` (:data:`IDENTIFIER`), in order: when it is two words or
+    more of which two or more hold a letter, those words run together ("lru_cache" gives
+    "lrucache", "os.path.join" "ospathjoin"; "3.14" nothing), then the parts of each of its
+    words written in camel case (:func:`hump_words`: "ThreadPoolExecutor" gives "thread pool
+    executor"). Plain words give nothing.
+
+    Returns:
+        The folded words, separated by spaces; "" when ``text`` has no identifier.
+    """
+    found = []
+    for identifier in IDENTIFIER.findall(text):
+        parts = WORD.findall(identifier)
+        if len(parts) > 1 and sum(not part.isdigit() for part in parts) > 1:
+            found.append(fold("".join(parts)))
+        for part in parts:
+            found.extend(hump_words(part))
+    return " ".join(found)

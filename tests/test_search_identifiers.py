@@ -1,0 +1,112 @@
+"""Search finds identifiers whole and by their parts, and words apart by an identifier.
+
+Issue 26: ``os.path.join``, ``lru_cache``, ``ThreadPoolExecutor``, ``dll/shared`` and
+``getElementById`` are matched whole and by parts, split at camel-case humps, underscores,
+dots and slashes; a query written as an identifier finds a page that writes its words apart,
+the page that writes the identifier itself first. Every test runs on both databases.
+"""
+
+import pytest
+
+from chapters.search import find_nodes
+from chapters.words import identifier_parts
+from tests.search_relevance import found_titles
+from tests.test_search_questions import first, write_pages
+
+IDENTIFIERS = [
+    ("Running Tasks", "Run the tasks on a `ThreadPoolExecutor`."),
+    ("Memoizing", "Decorate the function with `functools.lru_cache`."),
+    ("Paths", "Build them with `os.path.join(base, name)`."),
+    ("Shared Libraries", "The build puts them into dll/shared beside the program."),
+    ("The Page", "Call `document.getElementById(name)` once it has loaded."),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("ThreadPoolExecutor", "Running Tasks"),
+        ("thread pool executor", "Running Tasks"),
+        ("threadpoolexecutor", "Running Tasks"),
+        ("pool executor", "Running Tasks"),
+        ("lru cache", "Memoizing"),
+        ("lru_cache", "Memoizing"),
+        ("lrucache", "Memoizing"),
+        ("os.path.join", "Paths"),
+        ("path join", "Paths"),
+        ("ospathjoin", "Paths"),
+        ("dll/shared", "Shared Libraries"),
+        ("dll shared", "Shared Libraries"),
+        ("get element by id", "The Page"),
+        ("element", "The Page"),
+        ("getElementById", "The Page"),
+    ],
+)
+def test_search_finds_an_identifier_whole_and_by_its_parts(small_tree, query, expected):
+    write_pages(*IDENTIFIERS)
+    assert first(query) == expected
+
+
+WORDS_APART = [
+    ("Executors", "A thread pool executor runs the tasks on a few threads."),
+    ("Caches", "An LRU cache drops the entry used least recently."),
+    ("Accounts", "Each account has a user name and a password."),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("ThreadPoolExecutor", "Executors"),
+        ("lru_cache", "Caches"),
+        ("LRUCache", "Caches"),
+        ("userName", "Accounts"),
+        ("user_name", "Accounts"),
+    ],
+)
+def test_search_of_an_identifier_finds_its_words_written_apart(small_tree, query, expected):
+    write_pages(*WORDS_APART)
+    assert first(query) == expected
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("ThreadPoolExecutor", ["Running Tasks", "Executors"]),
+        ("lru_cache", ["Memoizing", "Caches"]),
+        ("threadpoolexecutor", ["Running Tasks"]),
+    ],
+)
+def test_search_ranks_the_identifier_as_written_above_its_words_apart(
+    small_tree, query, expected
+):
+    write_pages(IDENTIFIERS[0], IDENTIFIERS[1], *WORDS_APART[:2])
+    assert found_titles(query, 3) == expected
+
+
+@pytest.mark.django_db
+def test_search_of_a_prefix_of_an_identifier_still_finds_it(small_tree):
+    write_pages(*IDENTIFIERS)
+    assert [node.title for node in find_nodes("ThreadPool")] == ["Running Tasks"]
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("ThreadPoolExecutor", "thread pool executor"),
+        ("getElementById", "get element by id"),
+        ("HTTPServer", "http server"),
+        ("lru_cache", "lrucache"),
+        ("os.path.join", "ospathjoin"),
+        ("dll/shared", "dllshared"),
+        ("document.getElementById(name)", "documentgetelementbyid get element by id"),
+        ("Run the tasks on a ThreadPoolExecutor.", "thread pool executor"),
+        ("Plain words, e.g. these, int64 and q-learning.", "eg"),
+        ("", ""),
+    ],
+)
+def test_identifier_parts_split_humps_and_join_separated_words(text, parts):
+    assert identifier_parts(text) == parts
