@@ -12,7 +12,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["WORD", "fold", "hump_words", "identifier_parts", "words"]
+__all__ = ["IDENTIFIER", "WORD", "fold", "hump_words", "identifier_parts", "words"]
 
 # A word: a run of letters and digits, as PostgreSQL's parser and FTS5's unicode61 read them.
 WORD = re.compile(r"[^\W_]+")

@@ -80,9 +80,7 @@ def test_search_of_an_identifier_finds_its_words_written_apart(small_tree, query
         ("threadpoolexecutor", ["Running Tasks"]),
     ],
 )
-def test_search_ranks_the_identifier_as_written_above_its_words_apart(
-    small_tree, query, expected
-):
+def test_search_ranks_the_identifier_as_written_above_its_words_apart(small_tree, query, expected):
     write_pages(IDENTIFIERS[0], IDENTIFIERS[1], *WORDS_APART[:2])
     assert found_titles(query, 3) == expected
 

@@ -18,13 +18,14 @@ SLICE = 100  # matches ranked by relevance; the rest follow from the queryset (F
 BM25_WEIGHTS = "'{0.0,0.25,1.0,0.0}'::float4[]"  # postgresql.BM25_WEIGHTS, as SQL
 K1, B = 1.2, 0.75  # postgresql.K1, postgresql.B
 # The vectors searched, by configuration: whole, the title (A) alone, the headings and body.
-# The title's is parsed again, as migration 0029_search parses it into the stored vectors (where it
-# comes first, so its positions are the same): ts_filter() of a stored vector would read the
-# whole vector out of TOAST for each of the title's keys, for every match (at 20,000 nodes,
-# most of a broad word's time).
+# The title's (with its identifiers' parts) is parsed again, as migration 0033 parses them
+# into the stored vectors (where they come first, so their positions are the same):
+# ts_filter() of a stored vector would read the whole vector out of TOAST for each of the
+# title's keys, for every match (at 20,000 nodes, most of a broad word's time).
 WHOLE = {ENGLISH: "n.search_english", SIMPLE: "n.search_simple"}
 TITLE = {
-    config: f"to_tsvector('{config}'::regconfig, translate(n.title, '</.', E'\\x01  '))"
+    config: f"to_tsvector('{config}'::regconfig, translate(n.title, '</.', E'\\x01  ')) || "
+    f"to_tsvector('{config}'::regconfig, n.title_parts)"
     for config in WHOLE
 }
 HEADINGS = {config: f"ts_filter({vector}, '{{b}}')" for config, vector in WHOLE.items()}
@@ -81,6 +82,7 @@ def tsquery(term, configs=(ENGLISH, SIMPLE)):
         kinds = [("phraseto", text)]
     else:
         kinds = [("plainto", spelling) for spelling in term.spellings]
+    kinds += [("phraseto", " ".join(words)) for words in term.alternatives]
     if SIMPLE in configs:
         kinds += [("to", f"{prefix}:*") for prefix in term.prefixes]
     pieces = [
@@ -139,17 +141,20 @@ def _phrases(term):
     """Return the phrases of ``term`` (``postgresql._phrases``), each as ``(vector, tsquery)``."""
     if term.kind == "any":
         return [phrase for option in term.options for phrase in _phrases(option)]
+    phrase = f"phraseto_tsquery('{ENGLISH}'::regconfig, %s)"
+    alternatives = [("search_english", (phrase, [" ".join(w)])) for w in term.alternatives]
     if term.kind == "phrase":
         text = term.text.replace("<", " ").replace("/", " ").replace(".", " ")
-        return [("search_english", (f"phraseto_tsquery('{ENGLISH}'::regconfig, %s)", [text]))]
+        return [("search_english", (phrase, [text])), *alternatives]
     english = [
         ("search_english", (f"plainto_tsquery('{ENGLISH}'::regconfig, %s)", [spelling]))
         for spelling in term.spellings
     ]
-    return english + [
+    prefixes = [
         ("search_simple", (f"to_tsquery('{SIMPLE}'::regconfig, %s)", [f"{prefix}:*"]))
         for prefix in term.prefixes
     ]
+    return english + prefixes + alternatives
 
 
 def _bm25(using, words):
