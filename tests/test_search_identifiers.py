@@ -8,7 +8,7 @@ the page that writes the identifier itself first. Every test runs on both databa
 
 import pytest
 
-from chapters.search import find_nodes
+from chapters.search import find_nodes, highlight, snippet
 from chapters.words import identifier_parts
 from tests.search_relevance import found_titles
 from tests.test_search_questions import first, write_pages
@@ -89,6 +89,32 @@ def test_search_ranks_the_identifier_as_written_above_its_words_apart(small_tree
 def test_search_of_a_prefix_of_an_identifier_still_finds_it(small_tree):
     write_pages(*IDENTIFIERS)
     assert [node.title for node in find_nodes("ThreadPool")] == ["Running Tasks"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("title", "query", "marked"),
+    [
+        ("ThreadPoolExecutor", "pool executor", "<mark>ThreadPoolExecutor</mark>"),
+        ("Thread pools", "ThreadPoolExecutor", "<mark>Thread</mark> <mark>pools</mark>"),
+        ("The user name", "userName", "The <mark>user</mark> <mark>name</mark>"),
+        ("LRU caches", "lru_cache", "<mark>LRU</mark> <mark>caches</mark>"),
+        ("Kernels", "pool executor", "Kernels"),
+    ],
+)
+def test_highlight_marks_an_identifier_by_its_parts_and_words_by_an_identifier(
+    title, query, marked
+):
+    assert highlight(title, query) == marked
+
+
+@pytest.mark.django_db
+def test_snippet_of_words_apart_found_by_an_identifier_marks_them(small_tree):
+    write_pages(
+        ("Accounts", "## Passwords\n\nKept hashed.\n\n## Names\n\nEach has a user name."),
+    )
+    (node,) = find_nodes("userName")
+    assert snippet(node, "userName") == "Each has a <mark>user</mark> <mark>name</mark>."
 
 
 @pytest.mark.parametrize(

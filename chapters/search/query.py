@@ -322,7 +322,9 @@ def highlighter(query):
     A word of the text matches a word of the query when their folded forms are equal, or
     have the same English stem ("kernels" for "kernel"), or it starts with one of the
     term's prefixes; a substring term matches wherever it occurs, ignoring case. Words of
-    phrases are matched one by one.
+    phrases are matched one by one, and so are the words of an identifier's alternatives
+    ("user" and "name" for "userName"); a word written in camel case also matches by its
+    parts ("ThreadPoolExecutor" for "pool").
 
     Returns:
         A function from a text to the sorted, non-overlapping ``(start, end)`` spans that
@@ -334,7 +336,7 @@ def highlighter(query):
         if term.kind == "substring":
             substrings.extend(WORD.findall(term.text))
             continue
-        for spelling in term.spellings:
+        for spelling in term.spellings + [w for form in term.alternatives for w in form]:
             exact.add(spelling)
             stems.add(english_stem(spelling))
         prefixes.extend(term.prefixes)
@@ -351,8 +353,10 @@ def highlighter(query):
     def matches(word):
         found = seen.get(word)
         if found is None:
-            folded = fold(word)
-            found = folded in exact or english_stem(folded) in stems or folded.startswith(starts)
+            found = any(
+                folded in exact or english_stem(folded) in stems
+                for folded in [fold(word), *hump_words(word)]
+            ) or fold(word).startswith(starts)
             seen[word] = found
         return found
 
