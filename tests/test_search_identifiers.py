@@ -38,6 +38,7 @@ IDENTIFIERS = [
         ("ospathjoin", "Paths"),
         ("dll/shared", "Shared Libraries"),
         ("dll shared", "Shared Libraries"),
+        ("dllshared", "Shared Libraries"),
         ("get element by id", "The Page"),
         ("element", "The Page"),
         ("getElementById", "The Page"),
@@ -83,6 +84,17 @@ def test_search_of_an_identifier_finds_its_words_written_apart(small_tree, query
 def test_search_ranks_the_identifier_as_written_above_its_words_apart(small_tree, query, expected):
     write_pages(IDENTIFIERS[0], IDENTIFIERS[1], *WORDS_APART[:2])
     assert found_titles(query, 3) == expected
+
+
+@pytest.mark.django_db
+def test_search_ranks_a_title_naming_the_parts_apart_after_the_identifier_as_typed(small_tree):
+    # The parts of a word in camel case, apart, are found but count for no title ("model_form"
+    # is the words "model form" as typed, as both databases' parsers read it).
+    write_pages(
+        ("Model Forms", "Build the forms of the models."),
+        ("Forms From Models", "Subclass `ModelForm` for each model."),
+    )
+    assert found_titles("ModelForm", 3) == ["Forms From Models", "Model Forms"]
 
 
 @pytest.mark.django_db

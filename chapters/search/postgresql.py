@@ -272,8 +272,8 @@ def _ordered(nodes, query, title_is_query, every):
             in_title.append(Q(title__contains=term.text))
         else:
             matched.append(_own(term))
-            in_title.append(_own(term, "title_"))
-            in_headings.append(_own(term, "headings_"))
+            in_title.append(_own(term.as_typed(), "title_"))
+            in_headings.append(_own(term.as_typed(), "headings_"))
     # Side by side as SQLite's index finds a phrase: in English stems, or as written.
     pairs = [
         Q(english=SearchQuery(f"{first} {second}", search_type="phrase", config=ENGLISH))

@@ -221,10 +221,11 @@ def ranked(nodes, query, every):
     matched = [substring(t) if t.kind == "substring" else own(t) for t in query.terms]
     coverage = str(every_term) if every else sql.add(_met(matched))
     in_title = [
-        substring(t, title=True) if t.kind == "substring" else own(t, TITLE) for t in query.terms
+        substring(t, title=True) if t.kind == "substring" else own(t.as_typed(), TITLE)
+        for t in query.terms
     ]
     title_coverage = sql.add(_met(in_title))
-    heading_coverage = sql.add(_met([own(t, HEADINGS) for t in words]))
+    heading_coverage = sql.add(_met([own(t.as_typed(), HEADINGS) for t in words]))
     pairs = [
         _combine(
             [

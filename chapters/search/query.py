@@ -22,7 +22,7 @@ configuration drops them, so a query of stop words only finds nothing on either 
 """
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from itertools import islice
 
@@ -100,6 +100,16 @@ class Term:
     options: list = field(default_factory=list)
     alternatives: list = field(default_factory=list)
     adjacent: bool = False
+
+    def as_typed(self):
+        """Return the term without its alternatives (nor its options'): what a title or a
+        heading must hold to count for the ranking's keys, so that the page naming an
+        identifier as typed comes before one naming its words apart."""
+        return replace(
+            self,
+            alternatives=[],
+            options=[option.as_typed() for option in self.options],
+        )
 
     @property
     def spellings(self):

@@ -200,9 +200,9 @@ def _ranked(base, query, every, words):
     params.extend(_like(title) for title in titles)
     every_term = len(query.terms)
     coverage = str(every_term) if every else met([_sql(term) for term in query.terms])
-    title_coverage = met([_sql(term, title=True) for term in query.terms])
+    title_coverage = met([_sql(term.as_typed(), title=True) for term in query.terms])
     in_headings = [
-        (f"n.id IN ({TEXT_MATCH})", ["headings : " + _expression(term)])
+        (f"n.id IN ({TEXT_MATCH})", ["headings : " + _expression(term.as_typed())])
         for term in query.terms
         if term.kind != "substring"
     ]
