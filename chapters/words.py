@@ -12,12 +12,13 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["IDENTIFIER", "WORD", "fold", "hump_words", "identifier_parts", "words"]
+__all__ = ["IDENTIFIER", "WORD", "fold", "hump_words", "identifier_parts", "joined", "words"]
 
 # A word: a run of letters and digits, as PostgreSQL's parser and FTS5's unicode61 read them.
 WORD = re.compile(r"[^\W_]+")
 # An identifier: words joined by underscores, dots or slashes ("os.path.join", "dll/shared").
 IDENTIFIER = re.compile(r"[^\W_]+(?:[_./]+[^\W_]+)*")
+PATH_SEPARATOR = re.compile("[./]+")
 # Where a word written in camel case has a new part: a capital after a small letter or a
 # digit ("getElement"), or a capital followed by a small letter after capitals ("HTTPServer").
 HUMP = re.compile("(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -60,19 +61,30 @@ def identifier_parts(text):
     """Return the text search indexes beside ``text`` for the identifiers it holds.
 
     For each identifier of ``text`` (:data:`IDENTIFIER`), in order: when it is two words or
-    more of which two or more hold a letter, those words run together ("lru_cache" gives
-    "lrucache", "os.path.join" "ospathjoin"; "3.14" nothing), then the parts of each of its
-    words written in camel case (:func:`hump_words`: "ThreadPoolExecutor" gives "thread pool
-    executor"). Plain words give nothing.
+    more of which two or more hold a letter, those words run together (:func:`joined`:
+    "lru_cache" gives "lrucache", "os.path.join" "ospathjoin"; "3.14" nothing), and so are
+    those of each step of a path of dots or slashes ("functools.lru_cache" gives
+    "functoolslrucache lrucache"); then the parts of each of its words written in camel case
+    (:func:`hump_words`: "ThreadPoolExecutor" gives "thread pool executor"). Plain words give
+    nothing.
 
     Returns:
         The folded words, separated by spaces; "" when ``text`` has no identifier.
     """
     found = []
     for identifier in IDENTIFIER.findall(text):
-        parts = WORD.findall(identifier)
-        if len(parts) > 1 and sum(not part.isdigit() for part in parts) > 1:
-            found.append(fold("".join(parts)))
-        for part in parts:
+        found.extend(joined(identifier))
+        for step in PATH_SEPARATOR.split(identifier) if PATH_SEPARATOR.search(identifier) else []:
+            found.extend(joined(step))
+        for part in WORD.findall(identifier):
             found.extend(hump_words(part))
     return " ".join(found)
+
+
+def joined(identifier):
+    """Return ``[words]``: the words of ``identifier`` run together, folded, when they are
+    two or more of which two or more hold a letter; else []."""
+    parts = WORD.findall(identifier)
+    if len(parts) > 1 and sum(not part.isdigit() for part in parts) > 1:
+        return [fold("".join(parts))]
+    return []

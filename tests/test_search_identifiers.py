@@ -46,7 +46,12 @@ IDENTIFIERS = [
 )
 def test_search_finds_an_identifier_whole_and_by_its_parts(small_tree, query, expected):
     write_pages(*IDENTIFIERS)
-    assert first(query) == expected
+    found = find_nodes(query)  # uncorrected: "lrucache" is no typo
+    assert ([node.title for node in found][:1], found.every, first(query)) == (
+        [expected],
+        True,
+        expected,
+    )
 
 
 WORDS_APART = [
@@ -69,7 +74,7 @@ WORDS_APART = [
 )
 def test_search_of_an_identifier_finds_its_words_written_apart(small_tree, query, expected):
     write_pages(*WORDS_APART)
-    assert first(query) == expected
+    assert [node.title for node in find_nodes(query)] == [expected]
 
 
 @pytest.mark.django_db
@@ -137,6 +142,8 @@ def test_snippet_of_words_apart_found_by_an_identifier_marks_them(small_tree):
         ("HTTPServer", "http server"),
         ("lru_cache", "lrucache"),
         ("os.path.join", "ospathjoin"),
+        ("functools.lru_cache", "functoolslrucache lrucache"),
+        ("a/b_c.d_e", "abcde bc de"),
         ("dll/shared", "dllshared"),
         ("document.getElementById(name)", "documentgetelementbyid get element by id"),
         ("Run the tasks on a ThreadPoolExecutor.", "thread pool executor"),
