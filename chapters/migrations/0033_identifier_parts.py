@@ -10,7 +10,10 @@ beside them (docs/search.md, "Identifiers"):
   and ``text_parts``, and ``chapters_node_text`` with a third, ``text_parts`` (what
   ``bm25()`` ranks), their triggers with them;
 - on PostgreSQL, the stored vectors are made again with ``title_parts`` weighted as the title
-  (A) and ``text_parts`` as the body (C).
+  (A) and ``text_parts`` as the body (C); a generated column, ``part_words``, counts the
+  words of ``text_parts``, which BM25 adds to ``words`` as the text's length, as FTS5 counts
+  them in its own; the index on ``words`` of migration 0032 covers it too, so that the mean
+  length is still read from the index alone.
 
 SQLite makes the node table again to add a column: migration 0027's ``AddNodeField`` puts
 its triggers and indexes back.
@@ -104,12 +107,25 @@ def sqlite_statements(parts):
     ]
 
 
+PART_WORDS = [
+    "ALTER TABLE chapters_node ADD COLUMN part_words integer GENERATED ALWAYS AS "
+    "(coalesce(array_length(string_to_array(nullif(text_parts, ''), ' '), 1), 0)) STORED",
+    "DROP INDEX chapters_node_words",
+    "CREATE INDEX chapters_node_words ON chapters_node (words, part_words)",
+]
+NO_PART_WORDS = [
+    "DROP INDEX chapters_node_words",
+    "ALTER TABLE chapters_node DROP COLUMN part_words",
+    "CREATE INDEX chapters_node_words ON chapters_node (words)",
+]
+
+
 def create(apps, schema_editor):
     """Index the parts beside the titles and texts."""
     vendor = schema_editor.connection.vendor
     statements = []
     if vendor == "postgresql":
-        statements = search.postgresql_statements(FIELDS)
+        statements = search.postgresql_statements(FIELDS) + PART_WORDS
     elif vendor == "sqlite":
         statements = sqlite_statements(parts=True)
     for statement in statements:
@@ -121,7 +137,7 @@ def drop(apps, schema_editor):
     vendor = schema_editor.connection.vendor
     statements = []
     if vendor == "postgresql":
-        statements = search.postgresql_statements(search.NEW_FIELDS)
+        statements = NO_PART_WORDS + search.postgresql_statements(search.NEW_FIELDS)
     elif vendor == "sqlite":
         statements = sqlite_statements(parts=False)
     for statement in statements:

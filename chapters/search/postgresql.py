@@ -115,15 +115,17 @@ def _bm25(using, terms):
     hold it, times ``f (k1 + 1) / (f + k1 (1 - b + b L / avgL))``, where ``f`` is the
     phrase's occurrences in the headings, weighted :data:`.sqlite.HEADING_WEIGHT`, and in
     the body, weighted 1 (``ts_rank_cd`` of one phrase, normalization 0, is the sum of its
-    occurrences' weights), ``L`` the node's ``words`` and ``avgL`` their mean. ``N`` and
-    ``avgL`` are read first, in one query that the index ``chapters_node_words`` (migration
-    0032) answers alone; each phrase's inverse document frequency is a subquery of the
+    occurrences' weights), ``L`` the node's ``words`` and the words of its identifiers'
+    parts (``part_words``, migration 0033: FTS5 counts them in the row's length), and
+    ``avgL`` their mean. ``N`` and ``avgL`` are read first, in one query that the index
+    ``chapters_node_words`` (migrations 0032 and 0033) answers alone; each phrase's inverse document frequency is a subquery of the
     ranking query, which PostgreSQL runs once (an ``InitPlan``) through the GIN index.
     """
     with connections[using].cursor() as cursor:
-        cursor.execute("SELECT count(words), coalesce(avg(words), 0) FROM chapters_node")
+        cursor.execute(postgresql_sql.LENGTHS)
         total, mean = cursor.fetchone()
-    length = K1 * (1 - B + B * F("words") / Value(max(float(mean), 1.0)))
+    words = F("words") + RawSQL('"chapters_node"."part_words"', [], output_field=FloatField())
+    length = K1 * (1 - B + B * words / Value(max(float(mean), 1.0)))
     score = Value(0.0)
     for vector, query in (phrase for term in terms for phrase in _phrases(term)):
         held = _aliased(Node.objects.using(using).order_by()).filter(document=query)

@@ -11,12 +11,15 @@ from django.db import connections
 
 from .query import HEADING_PUNCTUATION, MIN_PREFIX
 
-__all__ = ["SLICE", "matches", "ranked"]
+__all__ = ["LENGTHS", "SLICE", "matches", "ranked"]
 
 ENGLISH, SIMPLE = "chapters_english", "chapters_simple"
 SLICE = 100  # matches ranked by relevance; the rest follow from the queryset (Found)
 BM25_WEIGHTS = "'{0.0,0.25,1.0,0.0}'::float4[]"  # postgresql.BM25_WEIGHTS, as SQL
 K1, B = 1.2, 0.75  # postgresql.K1, postgresql.B
+# The number of nodes and their mean length: their words and their identifiers' parts' (the
+# generated column part_words of migration 0033), which the index chapters_node_words holds.
+LENGTHS = "SELECT count(words), coalesce(avg(words + part_words), 0) FROM chapters_node"
 # The vectors searched, by configuration: whole, the title (A) alone, the headings and body.
 # The title's (with its identifiers' parts) is parsed again, as migration 0033 parses them
 # into the stored vectors (where they come first, so their positions are the same):
@@ -33,6 +36,7 @@ HEADINGS = {config: f"ts_filter({vector}, '{{b}}')" for config, vector in WHOLE.
 # The first SLICE matches in the order of ranking.ORDER, and the number of all matches.
 RANKED = """SELECT id, COUNT(*) OVER () FROM (
     SELECT n.id, n.title, n.tree_id, n.lft, n.search_english, n.search_simple, n.words,
+        n.part_words,
         n.headings, ({title_is_query}) AS title_is_query, {coverage} AS coverage,
         {title_coverage} AS title_coverage, {heading_coverage} AS heading_coverage,
         {adjacent} AS adjacent
@@ -160,9 +164,10 @@ def _phrases(term):
 def _bm25(using, words):
     """Return the BM25 of the headings and body of the ranked rows (``postgresql._bm25``)."""
     with connections[using].cursor() as cursor:
-        cursor.execute("SELECT count(words), coalesce(avg(words), 0) FROM chapters_node")
+        cursor.execute(LENGTHS)
         total, mean = cursor.fetchone()
-    length = f"({K1} * ({1 - B} + {B} * n.words / {max(float(mean), 1.0)}::float8))"
+    mean = max(float(mean), 1.0)
+    length = f"({K1} * ({1 - B} + {B} * (n.words + n.part_words) / {mean}::float8))"
     sql = SQL()
     parts = []
     for vector, query in (phrase for term in words for phrase in _phrases(term)):
