@@ -51,8 +51,12 @@ def hump_words(word):
     Split before a capital that follows a small letter or a digit, and before the last of
     several capitals when a small letter follows it (ASCII letters only): "ThreadPoolExecutor"
     gives ``["thread", "pool", "executor"]``, "HTTPServer" ``["http", "server"]``, "utf8Encode"
-    ``["utf8", "encode"]``; "int64" and "Kernel" give [].
+    ``["utf8", "encode"]``; "int64", "Kernel" and a word in capitals ("HTTP2SERVER") give [].
+    Most words are one case: they are not split at all, as the highlighter asks of every word
+    of a snippet.
     """
+    if word.islower() or word.isupper():
+        return []
     parts = HUMP.split(word)
     return [fold(part) for part in parts] if len(parts) > 1 else []
 

@@ -140,6 +140,7 @@ def test_snippet_of_words_apart_found_by_an_identifier_marks_them(small_tree):
         ("ThreadPoolExecutor", "thread pool executor"),
         ("getElementById", "get element by id"),
         ("HTTPServer", "http server"),
+        ("HTTP2SERVER", ""),
         ("lru_cache", "lrucache"),
         ("os.path.join", "ospathjoin"),
         ("functools.lru_cache", "functoolslrucache lrucache"),

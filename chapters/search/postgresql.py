@@ -118,8 +118,9 @@ def _bm25(using, terms):
     occurrences' weights), ``L`` the node's ``words`` and the words of its identifiers'
     parts (``part_words``, migration 0033: FTS5 counts them in the row's length), and
     ``avgL`` their mean. ``N`` and ``avgL`` are read first, in one query that the index
-    ``chapters_node_words`` (migrations 0032 and 0033) answers alone; each phrase's inverse document frequency is a subquery of the
-    ranking query, which PostgreSQL runs once (an ``InitPlan``) through the GIN index.
+    ``chapters_node_words`` (migrations 0032 and 0033) answers alone; each phrase's inverse
+    document frequency is a subquery of the ranking query, which PostgreSQL runs once (an
+    ``InitPlan``) through the GIN index.
     """
     with connections[using].cursor() as cursor:
         cursor.execute(postgresql_sql.LENGTHS)
