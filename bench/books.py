@@ -1,20 +1,32 @@
-"""Time the books of the whole curriculum at several tree sizes, on SQLite; or count the
-builds that concurrent requests for one book start, through gunicorn.
+"""Our PDF of a section, an area, the whole curriculum and the 2,000-node tree, each against
+headless Chromium printing the same print page (issue 25); or count the builds that
+concurrent requests for one book start, through gunicorn.
 
 Usage::
 
-    .venv/bin/python bench/books.py                  # 222 and 2,000 nodes
-    .venv/bin/python bench/books.py --sizes 222      # one size
-    .venv/bin/python bench/books.py --requests       # 100 requests, SQLite
+    .venv/bin/python bench/books.py                        # every scope, about 30 minutes
+    .venv/bin/python bench/books.py --scopes section,area  # some of them
+    .venv/bin/python bench/books.py --area Systems --runs 5 --processes 1
+    .venv/bin/python bench/books.py --requests             # 100 requests, SQLite
     .venv/bin/python bench/books.py --requests --database-url postgres://postgres@127.0.0.1/books_bench
 
-For each size, a scratch SQLite database in a temporary directory is migrated and given a
-tree of the curriculum's shape (``bench/tree.py``: every chapter a body of about 3 KB with
-headings, code, a table, math and the rest); then the whole curriculum is built once as a
-PDF and once as an EPUB, as ``manage.py build_books`` builds them, and each one's time (wall
-clock, and the process's CPU time, which other work on the machine changes less), size and
-the PDF's number of pages are printed, then the process's peak memory. The results go in
-bench/README.md.
+The scopes: ``section``, the first section of the area ``--area`` (or the section titled
+``--section``); ``area``, that area; ``curriculum``, the whole curriculum of 222 nodes;
+``large``, the whole tree of 2,000 nodes. Each tree (``bench/tree.py``: the curriculum's
+shape, every chapter one of nine bodies of about 3 KB with headings, code, a table, math)
+is a scratch SQLite database in a temporary directory, served by gunicorn (two workers, the
+benchmark's settings, ``bench/settings.py``). For each scope, one after the other, ``--runs``
+times (once for ``curriculum`` and ``large``): our PDF is built in a fresh process as a task
+worker builds it (``bench/book_race.py``; its time measured around ``render_pdf``, the
+layout processes' CPU included), then Chromium (``/usr/bin/chromium --headless --no-sandbox
+--disable-gpu --disable-background-networking --print-to-pdf``) prints the scope's
+``/print/`` page from the server, from the browser's start to its exit, the server's
+rendering included. Each side's wall-clock time, CPU time, peak memory (the sum over its
+process tree of proportional memory, ``Pss``, read every 50 ms: for us the building process
+and its layout processes, for Chromium the browser and its renderers) and pages are
+printed, the medians of the runs, with one PASS or FAIL line per target: the area's PDF
+within twice Chromium's time (wall clock); the curriculum's PDF in 60 s of CPU or less; the
+2,000-node book in 400 MB or less. The load average is printed before and after.
 
 The ``--requests`` mode (:mod:`bench.book_requests`) makes a fresh database (the SQLite
 file of a temporary directory, or the PostgreSQL database that ``--database-url`` names,
@@ -26,51 +38,144 @@ many requests for the built book.
 
 import argparse
 import os
-import resource
-import subprocess
+import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
-
-import django
+from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import book_race  # noqa: E402 (after the path is set)
+
+AREA_FACTOR = 2  # the area's PDF within this many times Chromium's time
+WHOLE_CPU_SECONDS = 60  # the 222-node book's CPU time, at most
+PEAK_MEGABYTES = 400  # the 2,000-node book's peak memory, at most
+CURRICULUM, LARGE = 222, 2000
+SCOPES = ("section", "area", "curriculum", "large")
 
 
-def timed(function):
-    """Return ``function()``'s result, its wall-clock time and its CPU time, in seconds."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = function()
-    return result, time.perf_counter() - wall, time.process_time() - cpu
+def race(scopes, area, section, runs):
+    """Measure each scope's two sides; return ``{scope: (title, ours, Chromium's)}``, each
+    side a list of runs (:func:`book_race.ours`, :func:`book_race.chromium`)."""
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="books-bench-") as scratch:
+        for size, group in ((CURRICULUM, SCOPES[:3]), (LARGE, SCOPES[3:])):
+            wanted = [scope for scope in group if scope in scopes]
+            if not wanted:
+                continue
+            env = book_race.environment(scratch, size)
+            book_race.child(["--make", str(size)], env)
+            server, address = book_race.serve(env, scratch)
+            try:
+                for scope in wanted:
+                    title, path = _scope(env, scope, area, section)
+                    url = f"{address}/print/{quote(path)}/" if path else f"{address}/print/"
+                    ours_runs, theirs_runs = [], []
+                    for _ in range(runs if scope in ("section", "area") else 1):
+                        ours_runs.append(book_race.ours(path, env))
+                        theirs_runs.append(book_race.chromium(url, scratch, server))
+                    results[scope] = (title, ours_runs, theirs_runs)
+            finally:
+                server.terminate()
+                server.wait(timeout=60)
+    return results
 
 
-def measure(size):
-    """Return ``(wall, cpu, bytes, pages)`` of the PDF and ``(wall, cpu, bytes)`` of the
-    EPUB, times in seconds."""
-    from django.core.management import call_command
+def _scope(env, scope, area, section):
+    """Return a scope's title and its node's path ("" for a whole tree)."""
+    if scope == "area":
+        return area, book_race.node_path(env, level=0, title=area)
+    if scope == "section":
+        if section:
+            return section, book_race.node_path(env, level=1, title=section)
+        path = book_race.node_path(env, level=1, parent__title=area)
+        return path.rsplit("/", 1)[-1], path
+    if scope == "curriculum":
+        return f"the whole curriculum ({CURRICULUM} nodes)", ""
+    return f"the whole tree of {LARGE:,} nodes", ""
 
-    from bench.tree import create_tree
-    from chapters.books.content import book_of
-    from chapters.books.epub import render_epub
-    from chapters.books.pdf import render_pdf
 
-    call_command("migrate", verbosity=0)
-    create_tree(size)
-    pdf, pdf_wall, pdf_cpu = timed(lambda: render_pdf(book_of(None)))
-    with tempfile.NamedTemporaryFile(suffix=".pdf") as file:
-        file.write(pdf)
-        file.flush()
-        info = subprocess.run(["pdfinfo", file.name], capture_output=True, text=True).stdout
-    pages = next(line.split()[-1] for line in info.splitlines() if line.startswith("Pages:"))
-    epub, epub_wall, epub_cpu = timed(lambda: render_epub(book_of(None)))
-    return (pdf_wall, pdf_cpu, len(pdf), int(pages)), (epub_wall, epub_cpu, len(epub))
+def report(results, loads):
+    """Print each scope's medians, then one PASS or FAIL line per target measured."""
+    before, after = loads
+    print(
+        f"load average before {before[0]:.2f} {before[1]:.2f} {before[2]:.2f}, after "
+        f"{after[0]:.2f} {after[1]:.2f} {after[2]:.2f} (a machine others work on too)"
+    )
+    print(
+        "| scope | runs | ours: wall | CPU | peak (tree; largest process) | pages "
+        "| Chromium: wall | CPU + server's | peak (tree) | pages | wall ratio |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for scope, (title, ours_runs, theirs_runs) in results.items():
+        mine, theirs = _median(ours_runs), _median(theirs_runs)
+        print(
+            f"| {scope}: {title} | {len(ours_runs)} | {mine['wall']:.2f} s | {mine['cpu']:.2f} s "
+            f"| {mine['pss']:.0f} MB; {mine['peak']:.0f} MB | {mine['pages']:,} "
+            f"| {theirs['wall']:.2f} s | {theirs['cpu']:.2f} s + {theirs['server_cpu']:.2f} s "
+            f"| {theirs['pss']:.0f} MB | {theirs['pages']:,} "
+            f"| {mine['wall'] / theirs['wall']:.2f} × |"
+        )
+    _verdicts(results)
+
+
+def _median(runs):
+    """Return the medians over ``runs`` of what the report shows."""
+    keys = ("wall", "cpu", "peak", "pages", "server_cpu")
+    median = {key: statistics.median(run[key] for run in runs) for key in keys if key in runs[0]}
+    median["pss"] = statistics.median(run["tree"]["pss"] for run in runs)
+    return median
+
+
+def _verdicts(results):
+    """Print one PASS or FAIL line per target whose scope was measured."""
+    if "area" in results:
+        title, ours_runs, theirs_runs = results["area"]
+        mine, theirs = _median(ours_runs), _median(theirs_runs)
+        _verdict(
+            mine["wall"] <= AREA_FACTOR * theirs["wall"],
+            f"{title}: our PDF {mine['wall']:.2f} s (median; CPU {mine['cpu']:.2f} s) ≤ "
+            f"{AREA_FACTOR} × Chromium's {theirs['wall']:.2f} s = "
+            f"{AREA_FACTOR * theirs['wall']:.2f} s: {mine['wall'] / theirs['wall']:.2f} ×",
+        )
+    if "curriculum" in results:
+        mine = results["curriculum"][1][0]
+        _verdict(
+            mine["cpu"] <= WHOLE_CPU_SECONDS,
+            f"whole curriculum, {CURRICULUM} nodes: {mine['cpu']:.1f} s CPU ≤ "
+            f"{WHOLE_CPU_SECONDS} s ({mine['wall']:.1f} s wall clock, {mine['pages']} pages)",
+        )
+    if "large" in results:
+        mine = results["large"][1][0]
+        _verdict(
+            mine["tree"]["pss"] <= PEAK_MEGABYTES,
+            f"{LARGE:,} nodes: peak memory of the whole process tree {mine['tree']['pss']:.0f} MB "
+            f"(proportional; resident, shared pages counted in each process: "
+            f"{mine['tree']['rss']:.0f} MB) ≤ {PEAK_MEGABYTES} MB; its largest process "
+            f"{mine['peak']:.0f} MB ({mine['cpu']:.1f} s CPU building, "
+            f"{mine['process_cpu']:.1f} s in all; {mine['wall']:.1f} s wall clock; "
+            f"{mine['pages']:,} pages, {mine['bytes'] / 1e6:.1f} MB)",
+        )
+
+
+def _verdict(passed, text):
+    """Print one target's line."""
+    print(f"{'PASS' if passed else 'FAIL'}  {text}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="222,2000", help="tree sizes, comma-separated")
-    parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--scopes", default=",".join(SCOPES), help="comma-separated, of " + ", ".join(SCOPES)
+    )
+    parser.add_argument("--area", default="Systems", help="the area's title")
+    parser.add_argument("--section", help="the section's title (the area's first by default)")
+    parser.add_argument("--runs", type=int, default=3, help="runs of the section and the area")
+    parser.add_argument(
+        "--processes", type=int, help="the book's layout processes (BOOK_LAYOUT_PROCESSES)"
+    )
     parser.add_argument(
         "--requests", action="store_true", help="count the builds concurrent requests start"
     )
@@ -80,35 +185,18 @@ def main():
     parser.add_argument("--book", default="/books/epub/", help="--requests: the book's path")
     arguments = parser.parse_args()
     if arguments.requests:
-        sys.path.insert(0, str(ROOT))
         from bench.book_requests import run
 
         run(arguments.database_url, arguments.count, arguments.workers, arguments.book)
         return
-    if arguments.size is None:
-        for size in arguments.sizes.split(","):
-            with tempfile.TemporaryDirectory() as scratch:
-                env = {
-                    **os.environ,
-                    "DATABASE_URL": f"sqlite:///{scratch}/bench.sqlite3",
-                    "DJANGO_SETTINGS_MODULE": "wiki.settings",
-                    "DJANGO_DEBUG": "1",
-                }
-                subprocess.run(
-                    [sys.executable, __file__, "--size", size], env=env, cwd=ROOT, check=True
-                )
-        return
-    sys.path.insert(0, str(ROOT))
-    django.setup()
-    (pdf_wall, pdf_cpu, pdf_bytes, pages), (epub_wall, epub_cpu, epub_bytes) = measure(
-        arguments.size
-    )
-    print(
-        f"{arguments.size:>6,} nodes: PDF {pdf_wall:6.1f} s ({pdf_cpu:.1f} s CPU), "
-        f"{pdf_bytes / 1e6:.1f} MB, {pages:,} pages; EPUB {epub_wall:.1f} s "
-        f"({epub_cpu:.1f} s CPU), {epub_bytes / 1e6:.1f} MB; peak memory "
-        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB"
-    )
+    scopes = arguments.scopes.split(",")
+    if unknown := set(scopes) - set(SCOPES):
+        parser.error(f"unknown scopes: {', '.join(sorted(unknown))}")
+    if arguments.processes is not None:
+        os.environ["BENCH_BOOK_PROCESSES"] = str(arguments.processes)
+    before = os.getloadavg()
+    results = race(scopes, arguments.area, arguments.section, arguments.runs)
+    report(results, (before, os.getloadavg()))
 
 
 if __name__ == "__main__":

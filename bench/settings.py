@@ -18,10 +18,10 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 STATIC_ROOT = None
-# The print page's stylesheets, for Chromium's print of it (bench/print_race.py), served by
+# The print page's stylesheets, for Chromium's print of it (bench/books.py), served by
 # WhiteNoise from the apps' static folders as under DEBUG.
 WHITENOISE_USE_FINDERS = True
-# The book's layout processes (bench/print_race.py --processes), else the project's.
+# The book's layout processes (bench/books.py --processes), else the project's.
 BOOK_LAYOUT_PROCESSES = int(
     os.environ.get("BENCH_BOOK_PROCESSES") or BOOK_LAYOUT_PROCESSES  # noqa: F405
 )

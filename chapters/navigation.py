@@ -158,15 +158,17 @@ def linked_from(node):
 def printed(node):
     """Return the nodes under ``node`` in reading order, with their bodies (one query).
 
-    What a section's print page shows: each subsection and chapter, with its depth below
-    ``node`` (1 for a child).
+    What a print page shows: each subsection and chapter, with its depth below ``node`` (1
+    for a child); or, for the whole curriculum, every node, an area at depth 1.
 
     Args:
-        node: a section or an area.
+        node: a section or an area, or None for the whole curriculum.
 
     Returns:
         A list of ``(node, depth)``.
     """
+    if node is None:
+        return [(each, each.level + 1) for each in Node.objects.all()]
     return [(each, each.level - node.level) for each in node.get_descendants()]
 
 

@@ -130,6 +130,7 @@ urlpatterns = [
     path("metrics", metrics.metrics, name="metrics"),
     path("books/<str:format>/", books.book, name="book"),
     path("books/<str:format>/<nodepath:path>/", books.book, name="book-section"),
+    path("print/", views.print_section, name="print-all"),
     path("print/<nodepath:path>/", views.print_section, name="print"),
     # Not slug-like (a dot), so no node's path can take it.
     path("diagrams/mermaid.html", diagrams.mermaid_frame, name="mermaid-frame"),

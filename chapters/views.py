@@ -101,27 +101,33 @@ def contents_list(request, pages_version):
 
 
 @cached_page
-def print_section(request, path):
+def print_section(request, path=None):
     """Render a section's or an area's chapters on one page to print, in reading order, after
-    one title page and one table of contents (mdBook's print view); 301 from a path it had
-    before; 404 for a chapter or no node."""
-    node = Node.objects.filter(path=path).first()
-    if node is None:
-        return moved_from(path, "chapters:print")
-    if node.is_chapter:
-        raise Http404("Print pages are for sections and areas; print the chapter's own page.")
+    one title page and one table of contents (mdBook's print view); with no ``path``, the
+    whole curriculum's (``/print/``), every area a part. 301 from a path it had before; 404
+    for a chapter or no node."""
+    node = None
+    if path is not None:
+        node = Node.objects.filter(path=path).first()
+        if node is None:
+            return moved_from(path, "chapters:print")
+        if node.is_chapter:
+            raise Http404("Print pages are for sections and areas; print the chapter's own page.")
     entries = navigation.printed(node)
     for entry, _depth in entries:
         entry.print_html = for_print(entry.body_html)
+    source = node.get_absolute_url() if node is not None else reverse("chapters:home")
     return render(
         request,
         "chapters/print.html",
         {
             "node": node,
-            "ancestors": navigation.breadcrumb(node),
+            "title": node.title if node is not None else "The Curriculum",
+            "ancestors": navigation.breadcrumb(node) if node is not None else [],
             "entries": entries,
             "has_mermaid": any(entry.has_mermaid for entry, _depth in entries),
-            "source_url": request.build_absolute_uri(node.get_absolute_url()),
+            "source": source,
+            "source_url": request.build_absolute_uri(source),
         },
     )
 

@@ -140,9 +140,16 @@ def small_tree(db, small_tree_snapshot):
 
 @pytest.fixture
 def books_root(settings, tmp_path):
-    """Keep the test's books (``BOOKS_ROOT``, chapters/books/builds.py) in a folder of its
-    own."""
+    """Keep the test's books (the storage ``books``, chapters/books/builds.py) in a folder of
+    its own, ``BOOKS_ROOT``; return the folder."""
     settings.BOOKS_ROOT = tmp_path / "books"
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "books": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": settings.BOOKS_ROOT},
+        },
+    }
     return settings.BOOKS_ROOT
 
 

@@ -86,3 +86,47 @@ def test_print_page_is_linked_from_section_pages_and_reserved(client, small_tree
         ["nofollow"],
     )
     assert "print" in RESERVED_ROOT_SLUGS
+
+
+@pytest.mark.django_db
+def test_print_page_of_the_whole_curriculum_holds_every_area(client, small_tree):
+    response = client.get("/print/")
+    assert response.status_code == 200
+    page = soup(response)
+    assert page.title.get_text() == "The Curriculum (to print) · Curriculum Wiki"
+    title_page = page.find("section", class_="title-page")
+    assert [p.get_text() for p in title_page.find_all("p")][:1] == ["Curriculum Wiki"]
+    assert title_page.find(class_="title-page-path") is None
+    assert title_page.h1.get_text() == "The Curriculum"
+    assert title_page.find(class_="title-page-source").a["href"] == "/"
+    toc = page.find("nav", class_="print-toc")
+    assert [(li.get_text(), li["class"]) for li in toc.find_all("li")][:3] == [
+        ("Area A", ["print-toc-section", "print-depth-1"]),
+        ("Section A1", ["print-toc-section", "print-depth-2"]),
+        ("Chapter One", ["print-toc-chapter", "print-depth-3"]),
+    ]
+    body = page.find(class_="print-page")
+    assert [heading.get_text() for heading in body.find_all("h1")] == [
+        "The Curriculum",
+        "Area A",
+        "Section A1",
+        "Chapter One",
+        "Chapter Two",
+        "Chapter Three",
+        "Section A2",
+        "Chapter Four",
+        "Area B",
+        "Section B1",
+        "Chapter Five",
+        "Chapter Six",
+    ]
+
+
+@pytest.mark.django_db
+def test_print_page_of_the_whole_curriculum_is_linked_from_the_home_page(client, small_tree):
+    link = soup(client.get("/")).find("p", class_="print-link").a
+    assert (link.get_text(), link["href"], link["rel"]) == (
+        "Print the whole curriculum",
+        "/print/",
+        ["nofollow"],
+    )

@@ -30,8 +30,9 @@ manner of cookiecutter-django:
   ``0`` never.
 - ``WIKI_TASKS_DEAD_AFTER``: seconds after its last heartbeat that a task worker is taken
   for dead and its task handed to another (``chapters.worker``). Default: 30.
-- ``WIKI_BOOKS_ROOT``: the folder books are kept in (``chapters.books.builds``), which web
-  and task hosts share. Default: ``media/books/`` beside ``manage.py``.
+- ``WIKI_BOOKS_ROOT``: the folder books are kept in (``chapters.books.builds``, the storage
+  ``books``), which web and task hosts share; with ``WIKI_MEDIA_S3_BUCKET`` set, books are
+  kept in that bucket under ``books/`` instead. Default: ``media/books/`` beside ``manage.py``.
 - ``WIKI_BASE_URL``: the wiki's address, ``https://wiki.example.org/``, for the links in
   e-mail about writes made outside a request (imports, scripts). Default:
   ``http://127.0.0.1:8000/``.
@@ -367,8 +368,27 @@ MEDIA_VARIANT_WIDTHS = (480, 960, 1920)
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 
 # Books built for download (chapters/books/builds.py) by the task workers and sent by the web
-# processes, kept between deploys: on several hosts, a folder they all share.
+# processes, kept between deploys in the storage "books", one copy for every web and task
+# host: the folder BOOKS_ROOT (on several hosts, a folder they all mount), or, when
+# WIKI_MEDIA_S3_BUCKET names a bucket, that bucket under books/, private (the wiki sends the
+# books itself). A build stores each book once whole, under a name of its version
+# (file_overwrite: a build run again stores the same bytes under the same name); a download
+# larger than max_memory_size is spooled to a temporary file, not held in the process's memory.
 BOOKS_ROOT = Path(os.environ.get("WIKI_BOOKS_ROOT") or BASE_DIR / "media" / "books")
+STORAGES["books"] = {
+    "BACKEND": "django.core.files.storage.FileSystemStorage",
+    "OPTIONS": {"location": BOOKS_ROOT},
+}
+if os.environ.get("WIKI_MEDIA_S3_BUCKET"):
+    STORAGES["books"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            **STORAGES["default"]["OPTIONS"],
+            "location": "books",
+            "file_overwrite": True,
+            "max_memory_size": 1024 * 1024,
+        },
+    }
 # A book's PDF is laid out this many nodes at a time (chapters/books/parts.py), up to twice
 # as many: the memory a build takes grows with it, not with the book (bench/README.md,
 # "Books"). Each layout process holds one part's layout, the building process the book's

@@ -1,32 +1,41 @@
-"""Books built once per version of the wiki, by a background task, kept as files.
+"""Books built once per version of the wiki, by a background task, kept in a storage.
 
-A book is a file under ``BOOKS_ROOT`` (``wiki/settings.py``) named by its node (a section's
-or a chapter's primary key, or ``all``), format and version: the version of the pages
+A book is a file in Django's storage ``books`` (``STORAGES`` in ``wiki/settings.py``: the
+folder ``BOOKS_ROOT``, or S3 through django-storages), named by its format, its node (a
+section's or a chapter's primary key, or ``all``) and its version: the version of the pages
 (``chapters.caching``), so an edit anywhere, or a deploy, makes the next request build it
-anew. A request finds the file ready and is sent it, or is told to come back, with the
-build's progress (:mod:`.views`); a reader never waits for one.
+anew. Every web and task host uses the same storage, so each book is built once and kept
+once, whatever the number of hosts. A request finds the book ready and is sent it, or is
+told to come back, with the build's progress (:mod:`.views`); a reader never waits for one.
 
 One build per book and version, whatever the number of requests and processes: the build is
 a :class:`~chapters.models.BookBuild` row, unique per book and version, and the request whose
 insert makes the row enqueues the build's task (``chapters.tasks.build_book``, queue
 ``books``) in the same transaction; every other request finds the row. A worker runs the
-task (``manage.py worker``): it writes the book to a temporary file and renames it into
-place, so a reader is never sent half a book, writes its progress on the row as it goes, and
-deletes the files and rows of the same book at older versions when it is done. The task is
+task (``manage.py worker``): it renders the book (the renderers lay it out in temporary
+files of their own), writes its progress on the row as it goes, stores the whole book under
+its name, and only then marks the row built, and deletes the files and rows of the same book
+at older versions.
+
+A reader is never sent half a book, nor a stale one: a book is sent only when its row, for
+that version, says built, which it says only once the storage's ``save()`` has returned.
+The storage's own atomicity is not relied on: on S3 an object appears whole or not at all,
+but on a file system ``save()`` writes the file in place, and a worker that dies while
+writing leaves part of a book under its name. So a build whose row says building never
+trusts a file it finds: it renders the book again and replaces the file. The task is
 idempotent: run again (a worker that died mid-build is handed back its task,
-``chapters.worker``), it builds the same file, or finds it built. A build that fails is
-marked failed; a reader's "try again" starts it once more (:func:`start`). Web and task
-hosts must share ``BOOKS_ROOT`` (docs/operations.md).
+``chapters.worker``), it stores the same file (the book is dated by the build's start), or
+finds the book built. A build that fails is marked failed; a reader's "try again" starts it
+once more (:func:`start`).
 """
 
 import hashlib
 import logging
-import os
 from dataclasses import dataclass
 from importlib import import_module
-from pathlib import Path
 
-from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import storages
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -34,7 +43,7 @@ from .. import queue
 from ..models import BookBuild, Node
 from .content import book_of
 
-__all__ = ["FORMATS", "PROGRESS_STEPS", "BookKey", "build", "ready", "start"]
+__all__ = ["FORMATS", "PROGRESS_STEPS", "BookKey", "book_storage", "build", "ready", "start"]
 
 logger = logging.getLogger(__name__)
 
@@ -62,10 +71,10 @@ class BookKey:
         return f"{self.root if self.root is not None else 'all'}-"
 
     @property
-    def path(self):
-        """Return the book's file."""
+    def name(self):
+        """Return the book's name in the storage, ``<format>/<stem><digest>.<format>``."""
         digest = hashlib.sha256(self.version.encode()).hexdigest()[:16]
-        return Path(settings.BOOKS_ROOT) / self.format / f"{self.stem}{digest}.{self.format}"
+        return f"{self.format}/{self.stem}{digest}.{self.format}"
 
     @property
     def builds(self):
@@ -73,12 +82,24 @@ class BookKey:
         return BookBuild.objects.filter(root=self.root, format=self.format, version=self.version)
 
 
+def book_storage():
+    """Return the storage books are kept in, ``STORAGES["books"]``."""
+    return storages["books"]
+
+
 def ready(key):
-    """Return the book's file if it has been built, else None."""
-    return key.path if key.path.is_file() else None
+    """Return the book's name in the storage if it may be sent, else None.
+
+    It may be sent when its build for this version is done, as its row says, and the
+    storage holds it: a file whose row is building or failed may be half a book, and one
+    without a row is not of a build that ended.
+    """
+    if not key.builds.filter(status=BookBuild.Status.BUILT).exists():
+        return None
+    return key.name if book_storage().exists(key.name) else None
 
 
-def start(key, again=False):
+def start(key, again=False, build=None):
     """Start the book's build unless it is started already; return its ``BookBuild``.
 
     A build that is there and need not start again is only read: the requests of readers
@@ -93,11 +114,14 @@ def start(key, again=False):
     Args:
         key: the :class:`BookKey`.
         again: start a failed build again (a reader's "try again").
+        build: the build's row if the caller has just read it (so that a request for a
+            book being built reads it once); read here when None.
 
     Returns:
         The build's row, as it is after this call.
     """
-    build = key.builds.first()
+    if build is None:
+        build = key.builds.first()
     if build is not None and build.status == BookBuild.Status.BUILDING:
         return build
     if build is not None and build.status == BookBuild.Status.FAILED and not again:
@@ -114,7 +138,7 @@ def start(key, again=False):
             queue.enqueue("build_book", key.root, key.format, key.version)
             return build
         restart = [BookBuild.Status.FAILED] if again else []
-        if ready(key) is None:
+        if not book_storage().exists(key.name):
             restart.append(BookBuild.Status.BUILT)
         if key.builds.filter(status__in=restart).update(
             status=BookBuild.Status.BUILDING, done=0, error="", finished=None
@@ -125,13 +149,14 @@ def start(key, again=False):
 
 
 def build(key):
-    """Build the book of ``key`` into its file, once, as its build's row asks.
+    """Build the book of ``key`` into the storage, once, as its build's row asks.
 
-    Does nothing unless the row is there and building (a build is only run by the task its
-    row's insert enqueued). If the file is there already (a task run again after its worker
-    died when the file was in place), the row is marked built. Otherwise the book is
-    rendered, with its progress written on the row, into a temporary file renamed into
-    place; then the files and rows of the same book at other versions are deleted. A render
+    Does nothing unless the row is there and not failed (a build is only run by the task its
+    row's insert enqueued). If the row says built and the storage holds the book (a task
+    run again after it ended), nothing is rendered. Otherwise the book is rendered, with its
+    progress written on the row, and stored under its name, replacing whatever is there (a
+    part of a book left by a worker that died while storing it); then the row is marked
+    built, and the files and rows of the same book at other versions are deleted. A render
     that raises is logged at ERROR with its traceback, and the row marked failed with the
     error: running it again would fail the same way, so the task itself succeeds.
 
@@ -140,14 +165,17 @@ def build(key):
 
     Returns:
         The row's status afterwards, or None if there is no row.
+
+    Raises:
+        OSError: the storage failed; the task runs again later (``chapters.worker``).
     """
     row = key.builds.first()
     if row is None:
         return None
     if row.status == BookBuild.Status.FAILED:
         return row.status
-    path = key.path
-    if not path.is_file():
+    storage = book_storage()
+    if row.status != BookBuild.Status.BUILT or not storage.exists(key.name):
         try:
             data = _render(key, row)
         except Exception as error:
@@ -156,18 +184,39 @@ def build(key):
                 status=BookBuild.Status.FAILED, error=repr(error), finished=timezone.now()
             )
             return BookBuild.Status.FAILED
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.partial")
-        partial.write_bytes(data)
-        os.replace(partial, path)
-    for old in path.parent.glob(f"{key.stem}*"):
-        if old.name != path.name:
-            old.unlink(missing_ok=True)
+        _store(storage, key.name, data)
+    _delete_others(storage, key)
     key.builds.update(status=BookBuild.Status.BUILT, done=row.total, finished=timezone.now())
     BookBuild.objects.filter(root=key.root, format=key.format).exclude(version=key.version).exclude(
         status=BookBuild.Status.BUILDING
     ).delete()
     return BookBuild.Status.BUILT
+
+
+def _store(storage, name, data):
+    """Store ``data`` as ``name`` in ``storage``, replacing the file there.
+
+    A storage that keeps an existing name (Django's file system storage) stores a second
+    copy under a name of its own choosing: that happens only when another run of the same
+    build stored the book between the delete and the save here, and its copy, the same
+    book, is kept.
+    """
+    storage.delete(name)
+    stored = storage.save(name, ContentFile(data))
+    if stored != name:
+        storage.delete(stored)
+
+
+def _delete_others(storage, key):
+    """Delete from ``storage`` the files of ``key``'s book at every other version."""
+    try:
+        _folders, files = storage.listdir(key.format)
+    except FileNotFoundError:
+        return
+    for file in files:
+        name = f"{key.format}/{file}"
+        if file.startswith(key.stem) and name != key.name:
+            storage.delete(name)
 
 
 def _render(key, row):

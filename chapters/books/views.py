@@ -1,6 +1,6 @@
-"""The download of a book: the file when it is built, otherwise a page with the build's
-progress, which refreshes until the book is ready, or says that the build failed (see
-:mod:`.builds`)."""
+"""The download of a book: the file when it is built, sent from the books' storage,
+otherwise a page with the build's progress, which refreshes until the book is ready, or says
+that the build failed (see :mod:`.builds`)."""
 
 from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
@@ -8,7 +8,7 @@ from django.utils.cache import add_never_cache_headers
 
 from ..caching import version
 from ..models import BookBuild, Node
-from .builds import FORMATS, BookKey, ready, start
+from .builds import FORMATS, BookKey, book_storage, start
 
 __all__ = ["RETRY_SECONDS", "book", "progress_text"]
 
@@ -19,12 +19,13 @@ def book(request, format, path=None):
     """Send the book of the section or chapter at ``path`` (or of the whole curriculum) as
     ``format``.
 
-    Answers the file as a download when it is built for the wiki's current version.
-    Otherwise starts its build, unless it is started (:func:`.builds.start`), and answers
-    202 with ``Retry-After`` and a page showing the build's progress that refreshes itself
-    (a ``<meta>`` refresh: no script), so the download starts once the book is ready; or
-    500 with a page saying the build failed, whose link (``?again``) starts it again and
-    redirects here.
+    Answers the file as a download, read from the books' storage as it is sent, when its
+    build for the wiki's current version is done (its row says built: a file whose row does
+    not may be half a book) and the storage holds it. Otherwise starts its build, unless it
+    is started (:func:`.builds.start`), and answers 202 with ``Retry-After`` and a page
+    showing the build's progress that refreshes itself (a ``<meta>`` refresh: no script), so
+    the download starts once the book is ready; or 500 with a page saying the build failed,
+    whose link (``?again``) starts it again and redirects here.
 
     Raises:
         Http404: an unknown format, or no page at ``path``.
@@ -38,16 +39,18 @@ def book(request, format, path=None):
             raise Http404(f"No page at “{path}”.")
     key = BookKey(root.pk if root is not None else None, format, version(request))
     name = f"{root.slug if root is not None else 'curriculum'}.{format}"
-    file = ready(key)
-    if file is not None:
+    build = key.builds.first()
+    if build is not None and build.status == BookBuild.Status.BUILT:
         try:
-            return FileResponse(
-                open(file, "rb"), as_attachment=True, filename=name, content_type=FORMATS[format]
-            )
-        except FileNotFoundError:  # replaced by a build for a newer version meanwhile
+            handle = book_storage().open(key.name, "rb")
+        except FileNotFoundError:  # deleted by a build for a newer version meanwhile
             pass
+        else:
+            return FileResponse(
+                handle, as_attachment=True, filename=name, content_type=FORMATS[format]
+            )
     again = "again" in request.GET
-    build = start(key, again=again)
+    build = start(key, again=again, build=build)
     if again:
         return redirect(request.path)
     failed = build.status == BookBuild.Status.FAILED

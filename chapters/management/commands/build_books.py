@@ -5,7 +5,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.crypto import get_random_string
 
-from chapters.books.builds import FORMATS, BookKey, ready, start
+from chapters.books.builds import FORMATS, BookKey, book_storage, ready, start
 from chapters.caching import SOURCES, source_digest
 from chapters.models import BookBuild, Node, WikiVersion
 from chapters.worker import Worker
@@ -19,7 +19,7 @@ class Command(BaseCommand):
         "builds are started as the links start them (one task each, on the books queue), "
         "then this command works as a worker of that queue until it is empty, beside any "
         "other workers; --no-wait leaves them to the workers. Run it after a deploy or "
-        "from cron; books are kept under BOOKS_ROOT."
+        "from cron; books are kept in the books storage (BOOKS_ROOT, or the S3 bucket)."
     )
 
     def add_arguments(self, parser):
@@ -65,7 +65,7 @@ class Command(BaseCommand):
         for label, key in books:
             build = key.builds.first()
             if build is not None and build.status == BookBuild.Status.BUILT:
-                self.stdout.write(f"{label}: built, {key.path.stat().st_size:,} bytes.")
+                self.stdout.write(f"{label}: built, {book_storage().size(key.name):,} bytes.")
             elif build is not None and build.status == BookBuild.Status.FAILED:
                 self.stdout.write(f"{label}: failed, {build.error}")
                 failed += 1
