@@ -115,7 +115,7 @@ def print_section(request, path=None):
             raise Http404("Print pages are for sections and areas; print the chapter's own page.")
     entries = navigation.printed(node)
     for entry, _depth in entries:
-        entry.print_html = for_print(entry.body_html)
+        entry.print_html = for_print(entry.body_html, prefix=f"n{entry.pk}-")
     source = node.get_absolute_url() if node is not None else reverse("chapters:home")
     return render(
         request,
