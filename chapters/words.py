@@ -28,16 +28,31 @@ HUMP = re.compile("(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 def fold(text):
     """Return ``text`` case-folded, with the accents of Latin letters removed.
 
-    Case is folded in every script ("ПРИВЕТ" → "привет"); accents are removed from Latin
-    letters only, as PostgreSQL's ``unaccent`` and FTS5's ``remove_diacritics`` do ("Bézier"
-    → "bezier"), so that "й" stays a letter of its own.
+    Case is folded in every script ("ПРИВЕТ" → "привет"), one letter to one letter, as the
+    indexes fold it (FTS5's ``unicode61``, PostgreSQL's ``lower()``): Unicode's simple case
+    folding, not the full folding of ``str.casefold()``, which writes "ß" as "ss" and "ﬁ"
+    as "fi", words the indexes never hold ("Straße" would find nothing). Accents are removed
+    from Latin letters only, as PostgreSQL's ``unaccent`` and FTS5's ``remove_diacritics``
+    do ("Bézier" → "bezier"), so that "й" stays a letter of its own.
     """
     kept = []
     for character in unicodedata.normalize("NFD", text):
         if unicodedata.combining(character) and kept and kept[-1] < "\u0250":
             continue
         kept.append(character)
-    return unicodedata.normalize("NFC", "".join(kept)).casefold()
+    text = unicodedata.normalize("NFC", "".join(kept))
+    folded = text.casefold()
+    if len(folded) == len(text):  # no letter became two: the simple folding, at C's speed
+        return folded
+    return "".join(map(_fold_letter, text))
+
+
+@lru_cache(maxsize=4096)
+def _fold_letter(character):
+    """Return ``character`` case-folded to one character: its full case folding when that
+    is one character (Unicode's simple folding then agrees), else its lower case."""
+    folded = character.casefold()
+    return folded if len(folded) == 1 else character.lower()
 
 
 def words(text):
