@@ -100,12 +100,14 @@ def child(arguments, env):
     return measured([sys.executable, __file__, *arguments], env, stdout=subprocess.PIPE)
 
 
-def measured(command, env, **popen):
+def measured(command, env, proportional=True, **popen):
     """Run ``command`` to its end, measuring its time, CPU and memory.
 
     Args:
         command: the command's arguments.
         env: its environment.
+        proportional: also read the proportional memory (``Pss``) of its process tree, which
+            stalls a process of gigabytes (:func:`_sample_tree`).
         popen: more arguments of ``subprocess.Popen`` (``stdout=subprocess.PIPE`` to read its
             output).
 
@@ -116,15 +118,16 @@ def measured(command, env, **popen):
         largest of it and those children (the kernel's, ``wait4``); ``tree``, the peaks in
         MB of the sums of the resident (``rss``) and of the proportional memory (``pss``: a
         page shared by ``n`` processes counted ``1/n`` in each) of it and all its
-        descendants at once, read from ``/proc`` every 50 ms.
+        descendants at once, read from ``/proc`` every 50 ms (``pss`` None unless
+        ``proportional``).
 
     Raises:
         RuntimeError: the command ended with an error.
     """
     wall = time.perf_counter()
     process = subprocess.Popen(command, cwd=ROOT, env=env, **popen)
-    tree = {"rss": 0, "pss": 0}
-    sampler = threading.Thread(target=_sample_tree, args=(process, tree), daemon=True)
+    tree = {"rss": 0, "pss": 0 if proportional else None}
+    sampler = threading.Thread(target=_sample_tree, args=(process, tree, proportional), daemon=True)
     sampler.start()
     output = process.stdout.read() if process.stdout is not None else None
     _pid, status, usage = os.wait4(process.pid, 0)
@@ -141,16 +144,25 @@ def measured(command, env, **popen):
     }
 
 
-def _sample_tree(process, tree):
-    """Keep in ``tree`` the largest sums of the resident (``rss``) and proportional
-    (``pss``) memory, in MB, of ``process`` and its descendants, until it has ended."""
+def _sample_tree(process, tree, proportional):
+    """Keep in ``tree`` the largest sums of the resident (``rss``) and, if ``proportional``,
+    the proportional (``pss``) memory, in MB, of ``process`` and its descendants, until it
+    has ended.
+
+    A process's ``Pss`` is read from ``/proc/<pid>/smaps_rollup``, which walks its pages
+    holding its memory map's lock: 0.3 s for a renderer of 4 GB, which stalls the renderer
+    while it lasts, so Chromium's tree is measured by its resident memory alone (``status``,
+    which costs nothing).
+    """
     while process.returncode is None and Path(f"/proc/{process.pid}").exists():
         rss = pss = 0
         for pid in _descendants(process.pid):
             rss += _kilobytes(f"/proc/{pid}/status", "VmRSS")
-            pss += _kilobytes(f"/proc/{pid}/smaps_rollup", "Pss")
+            if proportional:
+                pss += _kilobytes(f"/proc/{pid}/smaps_rollup", "Pss")
         tree["rss"] = max(tree["rss"], rss / 1024)
-        tree["pss"] = max(tree["pss"], pss / 1024)
+        if proportional:
+            tree["pss"] = max(tree["pss"], pss / 1024)
         time.sleep(0.05)
 
 
@@ -204,7 +216,8 @@ def chromium(url, scratch, server):
         A dict: ``wall``; ``cpu``, of the browser and the processes it waited for (not its
         renderers, which the kernel counts to no one we wait for); ``server_cpu``, the
         server's workers' CPU while it ran; ``peak`` and ``tree`` as :func:`measured` gives
-        them (the tree's memory counts the renderers); ``pages``, of the PDF it printed.
+        them, resident memory only (the tree's counts the renderers); ``pages``, of the PDF
+        it printed.
     """
     from bench.measure import workers_cpu_seconds
 
@@ -215,6 +228,7 @@ def chromium(url, scratch, server):
     run = measured(
         [*CHROMIUM, f"--user-data-dir={profile}", f"--print-to-pdf={target}", url],
         os.environ,
+        proportional=False,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -22,8 +22,9 @@ layout processes' CPU included), then Chromium (``/usr/bin/chromium --headless -
 --disable-gpu --disable-background-networking --print-to-pdf``) prints the scope's
 ``/print/`` page from the server, from the browser's start to its exit, the server's
 rendering included. Each side's wall-clock time, CPU time, peak memory (the sum over its
-process tree of proportional memory, ``Pss``, read every 50 ms: for us the building process
-and its layout processes, for Chromium the browser and its renderers) and pages are
+process tree, read every 50 ms: for us the building process and its layout processes, of
+proportional memory, ``Pss``, which counts once a page they share; for Chromium the browser
+and its renderers, of resident memory, as reading a renderer's ``Pss`` stalls it) and pages are
 printed, the medians of the runs, with one PASS or FAIL line per target: the area's PDF
 within twice Chromium's time (wall clock); the curriculum's PDF in 60 s of CPU or less; the
 2,000-node book in 400 MB or less. The load average is printed before and after.
@@ -106,7 +107,7 @@ def report(results, loads):
     )
     print(
         "| scope | runs | ours: wall | CPU | peak (tree; largest process) | pages "
-        "| Chromium: wall | CPU + server's | peak (tree) | pages | wall ratio |"
+        "| Chromium: wall | CPU + server's | peak (tree, resident) | pages | wall ratio |"
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for scope, (title, ours_runs, theirs_runs) in results.items():
@@ -115,7 +116,7 @@ def report(results, loads):
             f"| {scope}: {title} | {len(ours_runs)} | {mine['wall']:.2f} s | {mine['cpu']:.2f} s "
             f"| {mine['pss']:.0f} MB; {mine['peak']:.0f} MB | {mine['pages']:,} "
             f"| {theirs['wall']:.2f} s | {theirs['cpu']:.2f} s + {theirs['server_cpu']:.2f} s "
-            f"| {theirs['pss']:.0f} MB | {theirs['pages']:,} "
+            f"| {theirs['rss']:.0f} MB | {theirs['pages']:,} "
             f"| {mine['wall'] / theirs['wall']:.2f} × |"
         )
     _verdicts(results)
@@ -126,6 +127,7 @@ def _median(runs):
     keys = ("wall", "cpu", "peak", "pages", "server_cpu")
     median = {key: statistics.median(run[key] for run in runs) for key in keys if key in runs[0]}
     median["pss"] = statistics.median(run["tree"]["pss"] for run in runs)
+    median["rss"] = statistics.median(run["tree"]["rss"] for run in runs)
     return median
 
 

@@ -4,9 +4,9 @@ The real curriculum (``fixtures/curriculum.json``) has 222 nodes: 8 areas, 44 se
 170 chapters. A tree of another size keeps those ratios (5.5 sections per area, about 3.9
 chapters per section) and reuses the curriculum's titles. Rows are numbered by
 ``chapters.outline.build_fixture``, which numbers the nested sets as django-mptt does, and
-every derived field ``Node.save()`` keeps (path, rendered body, text, headings, sections) is
-filled in, so the tree is the one editors would have made. Generated nodes have no
-revisions, which pages do not read.
+every derived field ``Node.save()`` keeps (path, rendered body, text, headings, sections,
+identifiers' parts) is filled in, so the tree is the one editors would have made. Generated
+nodes have no revisions, which pages do not read.
 """
 
 import json
@@ -18,6 +18,7 @@ from django.db import connection, transaction
 
 from chapters.models import Node
 from chapters.outline import build_fixture, parse_outline
+from chapters.words import identifier_parts
 
 from . import bodies
 
@@ -69,13 +70,19 @@ def rendered_bodies():
     """Render each benchmark body once through ``Node.render_body``.
 
     Returns:
-        A list of ``(body, body_html, body_text, headings, sections)``, one per body.
+        A list of ``(body, body_html, body_text, headings, sections, text_parts)``, one per
+        body.
     """
     rendered = []
     for number in range(bodies.BODY_COUNT):
         node = Node(title="Body", kind=Node.Kind.CHAPTER, body=bodies.body(number))
         node.render_body()
-        rendered.append((node.body, node.body_html, node.body_text, node.headings, node.sections))
+        rendered.append(
+            (
+                node.body, node.body_html, node.body_text, node.headings, node.sections,
+                node.text_parts,
+            )
+        )  # fmt: skip
     return rendered
 
 
@@ -102,10 +109,16 @@ def create_tree(size):
         parent = fields.pop("parent")
         paths[row["pk"]] = f"{paths[parent]}/{fields['slug']}" if parent else fields["slug"]
         fields.update(pk=row["pk"], parent_id=parent, path=paths[row["pk"]], updated=UPDATED)
+        fields["title_parts"] = identifier_parts(fields["title"])
         if fields["kind"] == Node.Kind.CHAPTER:
-            body, html, text, headings, sections = pool[len(chapters) % len(pool)]
+            body, html, text, headings, sections, parts = pool[len(chapters) % len(pool)]
             fields.update(
-                body=body, body_html=html, body_text=text, headings=headings, sections=sections
+                body=body,
+                body_html=html,
+                body_text=text,
+                headings=headings,
+                sections=sections,
+                text_parts=parts,
             )
             fields["status"] = STATUSES[len(chapters) % len(STATUSES)]
             chapters.append(fields["path"])

@@ -17,7 +17,7 @@ from csp.decorators import csp
 from django.shortcuts import render
 from django.views.decorators.cache import cache_control
 from django.views.decorators.clickjacking import xframe_options_sameorigin
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 __all__ = ["FRAME_POLICY", "mermaid_frame"]
 
@@ -34,7 +34,7 @@ FRAME_POLICY = {
 }
 
 
-@require_GET
+@require_safe
 @cache_control(public=True, max_age=3600)
 @xframe_options_sameorigin
 @csp(FRAME_POLICY)

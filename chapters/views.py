@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
-from django.views.decorators.http import condition, require_GET, require_http_methods
+from django.views.decorators.http import condition, require_http_methods, require_safe
 
 from . import contents, history, landing, navigation, readiness, search
 from .caching import cached_page, version
@@ -115,7 +115,7 @@ def print_section(request, path=None):
             raise Http404("Print pages are for sections and areas; print the chapter's own page.")
     entries = navigation.printed(node)
     for entry, _depth in entries:
-        entry.print_html = for_print(entry.body_html)
+        entry.print_html = for_print(entry.body_html, prefix=f"n{entry.pk}-")
     source = node.get_absolute_url() if node is not None else reverse("chapters:home")
     return render(
         request,
@@ -404,7 +404,7 @@ def _top_results_etag(request):
     return f'"{version(request)}-{digest}"'
 
 
-@require_GET
+@require_safe
 @condition(etag_func=_top_results_etag, last_modified_func=last_modified)
 def search_top_results(request):
     """Answer the top results for ``q`` as JSON, for the header's search box as one types.

@@ -14,6 +14,7 @@ from django_tasks_db.models import DBTaskResult
 
 from chapters.models import Node
 from chapters.outline import build_fixture, parse_outline
+from chapters.words import identifier_parts
 from chapters.worker import Worker
 
 __all__ = [
@@ -80,10 +81,10 @@ def build_tree(outline):
     For trees too large to load through ``loaddata`` in a test about something else (pages'
     queries): a few queries instead of some for every node. The rows are those
     ``chapters.outline.build_fixture`` makes, with the derived fields ``Node.save()`` keeps
-    (path, rendered body, text, headings, sections and words) and one revision each, as
-    ``loaddata`` records it. Outlines' bodies link nowhere, so there are no links to store;
-    only the wiki's version counts differently, as the database's triggers count statements
-    or rows (tests/test_snapshots.py compares the two).
+    (path, rendered body, text, headings, sections, words and identifiers' parts) and one
+    revision each, as ``loaddata`` records it. Outlines' bodies link nowhere, so there are no
+    links to store; only the wiki's version counts differently, as the database's triggers
+    count statements or rows (tests/test_snapshots.py compares the two).
 
     Args:
         outline: an outline, as ``chapters.outline.parse_outline`` reads it, of an empty tree.
@@ -100,11 +101,14 @@ def build_tree(outline):
         if node.body not in rendered:
             assert node.render_body() == [], "build_tree() stores no links"
             rendered[node.body] = (
-                node.body_html, node.body_text, node.headings, node.sections, node.words
+                node.body_html, node.body_text, node.headings, node.sections, node.words,
+                node.text_parts,
             )  # fmt: skip
-        node.body_html, node.body_text, node.headings, node.sections, node.words = rendered[
-            node.body
-        ]
+        (
+            node.body_html, node.body_text, node.headings, node.sections, node.words,
+            node.text_parts,
+        ) = rendered[node.body]  # fmt: skip
+        node.title_parts = identifier_parts(node.title)
         nodes.append(node)
     Node.objects.bulk_create(nodes)
     revision = Node.history.model

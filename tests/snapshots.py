@@ -24,7 +24,7 @@ def chapters_models():
     The triggers of migration 0010 bump the version on every write to the other tables, so
     :meth:`Snapshot.restore` writes the version a load left after them. Synonyms are left
     out: a load does not write them (migration 0015 does, in every database); so are the
-    vocabulary's words, which the triggers of migration 0033 write as the nodes are written.
+    vocabulary's words, which the triggers of migration 0034 write as the nodes are written.
     """
     models = [m for m in apps.get_app_config("chapters").get_models() if m not in (Synonym, Word)]
     return sorted(models, key=lambda m: m is WikiVersion)

@@ -275,6 +275,9 @@ def test_api_search_finds_pages_for_every_role(client, small_tree, role):
                 "status": "draft",
                 "title": "Chapter Five",
                 "title_html": "Chapter Five",
+                "url": "/area-b/section-b1/chapter-five/",
+                "heading": "",
+                "heading_html": "",
                 "snippet_html": "<mark>Kernels</mark> fuse here.",
                 "breadcrumb": [
                     {"id": 8, "title": "Area B", "path": "area-b"},
@@ -283,6 +286,17 @@ def test_api_search_finds_pages_for_every_role(client, small_tree, role):
             }
         ],
         "corrected": "",
+    }
+
+
+def test_api_search_result_opens_at_its_heading_and_names_it(client, small_tree):
+    edit("Chapter Five", body="Intro.\n\n## Kernel fusion\n\nFusion merges kernels.")
+    (result,) = client.get("/api/search/?q=fusion").json()["results"]
+    assert {key: result[key] for key in ("url", "heading", "heading_html", "snippet_html")} == {
+        "url": "/area-b/section-b1/chapter-five/#kernel-fusion",
+        "heading": "Kernel fusion",
+        "heading_html": "Kernel <mark>fusion</mark>",
+        "snippet_html": "<mark>Fusion</mark> merges kernels.",
     }
 
 

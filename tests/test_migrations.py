@@ -110,7 +110,7 @@ def test_migration_of_the_checks_keeps_the_node_table_s_triggers_and_indexes():
     executor = MigrationExecutor(connection)
     executor.migrate([("chapters", "0019_notifications")])
     # 0029_search adds the triggers of SQLite's chapters_node_text, 0032_search_statistics
-    # PostgreSQL's index chapters_node_words and 0033_search_vocabulary the vocabulary's
+    # PostgreSQL's index chapters_node_words and 0034_search_vocabulary the vocabulary's
     # triggers, which 0019 has not.
     added = [
         name
@@ -132,7 +132,7 @@ def test_migration_of_the_checks_keeps_the_node_table_s_triggers_and_indexes():
 @pytest.mark.django_db(transaction=True)
 def test_migration_fills_the_vocabulary_and_is_undone():
     store_before(
-        "0032_search_statistics",
+        "0033_identifier_parts",
         headings=[{"id": "why", "title": "Why fuse", "level": 2}],
         body_text="Why fuse\nFused kernels save a launch: see os.path.join.",
     )
@@ -154,7 +154,7 @@ def test_migration_fills_the_vocabulary_and_is_undone():
         ("why", 1, 0),
     ]
     executor = MigrationExecutor(connection)
-    executor.migrate([("chapters", "0032_search_statistics")])
+    executor.migrate([("chapters", "0033_identifier_parts")])
     assert "chapters_search_word" not in connection.introspection.table_names()
     migrate_to_latest()
     assert Word.objects.count() == 12

@@ -6,7 +6,7 @@ from django.urls import reverse
 from pytest_django.asserts import assertInHTML
 
 from chapters.models import RESERVED_ROOT_SLUGS, Node
-from tests.helpers import SMALL_TREE, edit, soup
+from tests.helpers import SMALL_TREE, edit, node, soup
 
 
 @pytest.mark.django_db
@@ -40,9 +40,11 @@ def test_print_page_of_a_section_has_a_title_page_contents_and_its_chapters(clie
     assert [(c["id"], c.h1.get_text()) for c in chapters] == [
         (f"node-{ids[title]}", title) for title in ["Chapter One", "Chapter Two", "Chapter Three"]
     ]
+    two = ids["Chapter Two"]
     assertInHTML(
-        '<div class="body"><h2 id="fusion">Fusion<a class="headerlink" href="#fusion" '
-        'title="Link to this heading">&para;</a></h2>\n<p>Fuse <strong>them</strong>.</p></div>',
+        f'<div class="body"><h2 id="n{two}-fusion">Fusion<a class="headerlink" '
+        f'href="#n{two}-fusion" title="Link to this heading">&para;</a></h2>\n'
+        "<p>Fuse <strong>them</strong>.</p></div>",
         str(chapters[1]),
     )
     assert page.find(id="toc") is None  # no sidebar
@@ -81,9 +83,14 @@ def test_print_page_answers_404_for_a_chapter_and_301_from_an_old_path(client, s
 def test_print_page_is_linked_from_section_pages_and_reserved(client, small_tree):
     link = soup(client.get("/area-a/")).find("p", class_="print-link").a
     assert (link.get_text(), link["href"], link["rel"]) == (
-        "Print this section",
+        "Print this area",
         reverse("chapters:print", args=["area-a"]),
         ["nofollow"],
+    )
+    link = soup(client.get("/area-a/section-a1/")).find("p", class_="print-link").a
+    assert (link.get_text(), link["href"]) == (
+        "Print this section",
+        reverse("chapters:print", args=["area-a/section-a1"]),
     )
     assert "print" in RESERVED_ROOT_SLUGS
 
@@ -118,3 +125,24 @@ def test_print_page_of_the_whole_curriculum_is_linked_from_the_home_page(client,
         "/print/",
         ["nofollow"],
     )
+
+
+@pytest.mark.django_db
+def test_print_page_gives_each_chapter_its_own_ids_and_links(client, small_tree):
+    body = '[Below](#letters).\n\n## Letters\n\nA `<b id="letters">` tag.[^1]\n\n[^1]: A note.'
+    edit("Chapter One", body=body)
+    edit("Chapter Two", body=body)
+    page = soup(client.get("/print/area-a/section-a1/"))
+    pks = [node(title).pk for title in ["Chapter One", "Chapter Two"]]
+    chapters = page.find_all("article", class_="print-chapter")[:2]
+    for pk, chapter in zip(pks, chapters, strict=True):
+        assert [a["href"] for a in chapter.find_all("a")] == [
+            f"#n{pk}-letters",
+            f"#n{pk}-letters",
+            f"#n{pk}-fn:1",
+            f"#n{pk}-fnref:1",
+        ]
+        assert chapter.find("h2")["id"] == f"n{pk}-letters"
+        assert chapter.find("code").get_text() == '<b id="letters">'
+    ids = [element["id"] for element in page.find_all(id=True)]
+    assert len(ids) == len(set(ids))

@@ -257,3 +257,13 @@ def test_search_reads_a_possessive_as_its_word(small_tree):
     )
     found = find_nodes("a user's permissions")
     assert ([node.title for node in found], found.every) == (["Permissions"], True)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("query", ["Straße", "straße", "STRAßE", "ﬁnance"])
+def test_search_finds_words_whose_full_case_folding_would_change_their_letters(small_tree, query):
+    # Python's casefold() writes "ß" as "ss" and "ﬁ" as "fi"; the indexes (FTS5's unicode61,
+    # PostgreSQL's lower()) keep one letter as one, so a query folded so matched nothing.
+    write_pages(("Streets", "Die Straße ist groß; ﬁnance."), ("Roads", "A road."))
+    found = find_nodes(query)
+    assert [node.title for node in found] == ["Streets"]

@@ -1,4 +1,4 @@
-"""The wiki's vocabulary (``Word``, migration 0033), and the corrections search takes from it.
+"""The wiki's vocabulary (``Word``, migration 0034), and the corrections search takes from it.
 
 Every test runs on both databases, whose triggers keep the vocabulary on every write.
 """

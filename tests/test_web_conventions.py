@@ -276,3 +276,20 @@ def test_sitemap_is_gzipped(client, small_tree):
     response = client.get("/sitemap.xml", **GZIP)
     assert response["Content-Encoding"] == "gzip"
     assert gzip.decompress(response.content) == plain.content
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/search/top.json?q=chapter",
+        "/discussion/count/area-a/section-a1/chapter-one/",
+        "/diagrams/mermaid.html",
+        "/edit/titles.json",
+    ],
+)
+def test_head_answers_as_get_without_the_body(client, small_tree, url):
+    got, head = client.get(url), client.head(url)
+    assert (head.status_code, head.content) == (got.status_code, b"")
+    assert head.status_code in (200, 403)
+    assert head["Content-Type"] == got["Content-Type"]

@@ -259,11 +259,12 @@ class SearchView(APIView):
             parsed, nodes, corrected = search.answer(query, area=area, status=status)
             page = paginator.paginate_queryset(nodes, request, view=self)
             ancestors = navigation.breadcrumbs(page)
+            quote = search.Quoter(parsed)
             results = [
                 {
                     "node": node,
                     "title_html": search.highlight(node.title, parsed),
-                    "snippet_html": search.snippet(node, parsed),
+                    "quote": quote(node),
                     "breadcrumb": ancestors[node.pk],
                 }
                 for node in page

@@ -140,8 +140,10 @@ class DiffSerializer(serializers.Serializer):
 
 
 class SearchResultSerializer(serializers.Serializer):
-    """A search result: the node, its breadcrumb, and its title and snippet with the words
-    found in ``<mark>`` (HTML, escaped as the search page shows it)."""
+    """A search result: the node, its breadcrumb, where it opens (its URL, with the
+    best-matching heading's ``#id``, and that heading, as on the search page), and its title,
+    heading and snippet with the words found in ``<mark>`` (HTML, escaped as the search page
+    shows it)."""
 
     id = serializers.IntegerField(source="node.pk")
     path = serializers.CharField(source="node.path")
@@ -149,5 +151,13 @@ class SearchResultSerializer(serializers.Serializer):
     status = serializers.CharField(source="node.status")
     title = serializers.CharField(source="node.title")
     title_html = serializers.CharField()
-    snippet_html = serializers.CharField()
+    url = serializers.CharField(
+        source="quote.url",
+        help_text="The page's URL, with the heading's #id when the result opens at one.",
+    )
+    heading = serializers.CharField(
+        source="quote.heading", help_text="The heading it opens at; empty at the top."
+    )
+    heading_html = serializers.CharField(source="quote.heading_html")
+    snippet_html = serializers.CharField(source="quote.snippet")
     breadcrumb = CrumbSerializer(many=True)

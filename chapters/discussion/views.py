@@ -12,7 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import patch_cache_control
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from ..models import Comment, Node
 from ..views import moved_from
@@ -141,7 +141,7 @@ def hide(request, comment_id):
     return redirect(comment.get_absolute_url())
 
 
-@require_GET
+@require_safe
 def comment_count(request, path):
     """Answer the number of comments readers see on the chapter, as ``{"count": N}``.
 

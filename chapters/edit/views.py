@@ -16,7 +16,7 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from ..caching import version
 from ..markdown import BODY_MAX_LENGTH
@@ -301,7 +301,7 @@ def preview(request):
     return JsonResponse(result, status=400 if "error" in result else 200)
 
 
-@require_GET
+@require_safe
 def titles(request):
     """List every page for the completion of wiki links, as JSON (editors only).
 

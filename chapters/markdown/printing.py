@@ -5,7 +5,10 @@ paper, a short block of code should never be split across pages, while a long on
 start where it falls and keep its label with its first lines (``static/css/print.css``,
 ``static/css/book.css``); CSS cannot count a block's lines, so :func:`mark_short_code` marks
 the short ones with the class ``code-short``. A lazy image not yet scrolled to prints blank,
-so :func:`for_print` loads every image at once.
+so :func:`for_print` loads every image at once. The print page holds many bodies, whose
+headings and footnotes may have the same ids ("summary", "fn:1"), so :func:`for_print`
+gives each body's ids and in-page links a prefix of their own, as the books do
+(``chapters/books/content.py``).
 
 Both read only what :func:`chapters.markdown.render_markdown` returns: a block of code is
 Pygments' ``<div class="highlight">``, with its language's ``<span class="filename">``
@@ -28,6 +31,10 @@ _CODE = re.compile(
 )
 _TAG = re.compile(r"<[^>]*>")
 _LAZY = re.compile(r'(<img\b[^>]*?) loading="lazy"')
+# An element's start tag (text never holds a "<" that is not markup), and in it an id or a
+# link within the page, as the sanitizer writes them (double quotes).
+_START_TAG = re.compile(r"<[a-zA-Z][^>]*>")
+_OWN_ANCHOR = re.compile(r'(\s(?:id="|href="#))(?=[^"])')
 
 
 def mark_short_code(html):
@@ -50,8 +57,17 @@ def mark_short_code(html):
     return _CODE.sub(mark, html)
 
 
-def for_print(html):
+def for_print(html, prefix=""):
     """Return a body's ``html`` for the print page: short code marked
-    (:func:`mark_short_code`) and no image loaded lazily, so the browser loads every image
-    before it prints."""
-    return _LAZY.sub(r"\1", mark_short_code(html))
+    (:func:`mark_short_code`), no image loaded lazily, so the browser loads every image
+    before it prints, and ``prefix`` put before each id and each link to one (``#id``), so
+    that the bodies of one page keep their ids apart.
+
+    Args:
+        html: a body's HTML, as :func:`chapters.markdown.render_markdown` returns it.
+        prefix: the body's prefix (the print page's: ``n<pk>-``), or "" for none.
+    """
+    html = _LAZY.sub(r"\1", mark_short_code(html))
+    if not prefix:
+        return html
+    return _START_TAG.sub(lambda tag: _OWN_ANCHOR.sub(rf"\g<1>{prefix}", tag[0]), html)

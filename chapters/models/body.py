@@ -9,6 +9,7 @@ from django.db import transaction
 
 from chapters.markdown import MarkdownError
 from chapters.reading_time import count_words
+from chapters.words import identifier_parts
 
 from .links import Link, PathRedirect
 from .media import MediaUse
@@ -46,7 +47,7 @@ class NodeBody:
             chapters.markdown.MarkdownError: the body cannot be rendered.
         """
         if stored and stored["body"] == self.body:
-            for name in ("body_html", "body_text", "headings", "sections", "words"):
+            for name in ("body_html", "body_text", "headings", "sections", "words", "text_parts"):
                 setattr(self, name, stored[name])
             return None, False
         rendered = write.rendered.get(self.body)
@@ -64,12 +65,13 @@ class NodeBody:
         self.body_text, self.headings = rendered.text, rendered.headings
         self.sections = rendered.sections
         self.words = count_words(rendered.text)
+        self.text_parts = identifier_parts(rendered.text)
         self.rendered_media = rendered.media
         return links
 
     def render_body(self, *, highlight=True):
-        """Render the body into ``body_html``, ``body_text``, ``headings``, ``sections`` and
-        ``words``; return its links, unsaved.
+        """Render the body into ``body_html``, ``body_text``, ``headings``, ``sections``,
+        ``words`` and ``text_parts``; return its links, unsaved.
 
         Its references to the media library are kept, unsaved, in ``rendered_media``
         (:class:`~chapters.models.media.MediaUse`); :meth:`store_references` stores both.
@@ -115,6 +117,7 @@ class NodeBody:
                     headings=self.headings,
                     sections=self.sections,
                     words=self.words,
+                    text_parts=self.text_parts,
                 )
             )
             if stored:

@@ -20,6 +20,7 @@ from mptt.models import MPTTModel, TreeForeignKey
 from simple_history.models import HistoricalRecords
 
 from chapters.markdown import BODY_MAX_LENGTH, MERMAID_MARK
+from chapters.words import identifier_parts
 
 from . import rules
 from .body import NodeBody
@@ -38,11 +39,13 @@ __all__ = [
 # The fields save() computes, written whatever update_fields says.
 DERIVED_FIELDS = (
     "slug", "path", "body_html", "body_text", "headings", "sections", "words", "updated",
+    "title_parts", "text_parts",
 )  # fmt: skip
 
 # The fields a save reads of the node as stored, under the lock.
 STORED_FIELDS = (
     "path", "title", "body", "body_html", "body_text", "headings", "sections", "words",
+    "text_parts",
 )  # fmt: skip
 
 # The fields a revision records and a revert restores; the tree's own fields are left out.
@@ -99,6 +102,11 @@ class Node(NodeRules, NodePaths, NodeBody, NodeDeletion, MPTTModel):
     sections = models.JSONField(default=list, blank=True, editable=False)
     # The words of body_text, for the reading time (chapters.reading).
     words = models.PositiveIntegerField(default=0, editable=False)
+    # The parts of the identifiers of the title and of body_text (chapters.words.
+    # identifier_parts: "thread pool executor" of ThreadPoolExecutor), which search indexes
+    # beside them (migration 0033).
+    title_parts = models.TextField(blank=True, default="", editable=False)
+    text_parts = models.TextField(blank=True, default="", editable=False)
     # The ids of the chapters this one builds on, in reading order (.prerequisites).
     requires = models.JSONField(
         default=list,
@@ -121,6 +129,8 @@ class Node(NodeRules, NodePaths, NodeBody, NodeDeletion, MPTTModel):
             "headings",
             "sections",
             "words",
+            "title_parts",
+            "text_parts",
         ],
         history_change_reason_field=models.TextField(null=True, blank=True),
         bases=[DeletionFields],
@@ -205,6 +215,7 @@ class Node(NodeRules, NodePaths, NodeBody, NodeDeletion, MPTTModel):
         stored = Node.objects.filter(pk=self.pk).values(*STORED_FIELDS).first() or {}
         old_path, old_title = stored.get("path"), stored.get("title")
         links, plain = self._rendering(write, stored)
+        self.title_parts = identifier_parts(self.title)
         self.updated = self._history_date = timezone.now()
         if getattr(self, "_history_user", None) is None and write.user is not None:
             self._history_user = write.user

@@ -217,11 +217,13 @@ class NodeQuerySet(TreeQuerySet):
         """Return the nodes with only the fields links and the table of contents need.
 
         Returns:
-            A queryset that defers the Markdown body, its HTML, its text, its headings and
-            sections, and the prerequisites (not its ``words``: sections sum them for their
-            reading time).
+            A queryset that defers the Markdown body, its HTML, its text (and its
+            identifiers' parts), its headings and sections, and the prerequisites (not its
+            ``words``: sections sum them for their reading time).
         """
-        return self.defer("body", "body_html", "body_text", "headings", "sections", "requires")
+        return self.defer(
+            "body", "body_html", "body_text", "headings", "sections", "requires", "text_parts"
+        )
 
     def in_area(self, slug):
         """Return the nodes of one area: the area itself and every node under it.

@@ -2,7 +2,7 @@
 
 Search corrects a misspelt word with the most similar word of the vocabulary
 (``chapters.search.suggest``). The rows are the database's own work: triggers of migration
-0033 count the words of every node inserted, updated or deleted, however it is written
+0034 count the words of every node inserted, updated or deleted, however it is written
 (``save()``, ``update()``, ``loaddata``, raw SQL), so no Python code keeps them.
 """
 
@@ -21,7 +21,7 @@ class Word(models.Model):
     PostgreSQL the words are the lexemes of the node's stored vector ``search_simple``
     (``chapters_simple``, migration 0029) that are one word, on SQLite those FTS5's
     ``unicode61`` tokenizer reads: as each database reads a query's words.
-    Migration 0033 indexes ``word`` by trigrams: ``gin_trgm_ops`` on PostgreSQL, the FTS5
+    Migration 0034 indexes ``word`` by trigrams: ``gin_trgm_ops`` on PostgreSQL, the FTS5
     table ``chapters_search_word_trigram`` on SQLite, which triggers on this table keep.
 
     Attributes:

@@ -160,7 +160,7 @@ def answer(query, *, area="", status=""):
 def _filtered(area, status):
     """Return the nodes of ``area`` and ``status`` ("" for all), without bodies, HTML and
     the text search matches (snippets quote ``sections``)."""
-    nodes = Node.objects.defer("body", "body_html", "body_text")
+    nodes = Node.objects.defer("body", "body_html", "body_text", "text_parts")
     if area:
         nodes = nodes.in_area(area)
     if status:

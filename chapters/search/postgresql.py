@@ -1,15 +1,18 @@
 """Search on PostgreSQL: full-text search in two configurations, and ``pg_trgm``.
 
-The document is the title (weight A), the headings (B) and the body text (C), each parsed
+The document is the title and its identifiers' parts (weight A), the headings (B) and the
+body text and its identifiers' parts (C; ``Node.title_parts`` and ``Node.text_parts``, made
+by ``chapters.words.identifier_parts``: "thread pool executor" of ``ThreadPoolExecutor``),
+each parsed
 twice: with ``chapters_english`` (English stems, so "optimizing" finds "Optimization") and
 with ``chapters_simple`` (words as written, in any language and script); both configurations
-fold accents with ``unaccent``. Migrations 0015 and 0029 make them, and store the two vectors
+fold accents with ``unaccent``. Migrations 0015, 0029 and 0033 make them, and store the two vectors
 in generated columns, so that ranking thousands of matches reads vectors rather than parsing
 their bodies again. A word of the query is looked for in
 both, its prefixes with ``simple`` (``'backprop':*``); a phrase in both, words in a row; a
 substring (Chinese, Japanese) with ``LIKE``, which the trigram indexes serve. Migration 0014
 indexes the document with GIN, and the title and body text with ``gin_trgm_ops``; typos are
-corrected from the wiki's vocabulary (``Word``, migration 0033), whose words its own trigram
+corrected from the wiki's vocabulary (``Word``, migration 0034), whose words its own trigram
 index finds (:func:`similar_words`). ``<`` in
 the text reaches the parser as a blank, since it would otherwise read text such as
 ``vector<float>`` as an HTML tag and skip it; in the query too.
@@ -111,15 +114,18 @@ def _bm25(using, terms):
     hold it, times ``f (k1 + 1) / (f + k1 (1 - b + b L / avgL))``, where ``f`` is the
     phrase's occurrences in the headings, weighted :data:`.sqlite.HEADING_WEIGHT`, and in
     the body, weighted 1 (``ts_rank_cd`` of one phrase, normalization 0, is the sum of its
-    occurrences' weights), ``L`` the node's ``words`` and ``avgL`` their mean. ``N`` and
-    ``avgL`` are read first, in one query that the index ``chapters_node_words`` (migration
-    0032) answers alone; each phrase's inverse document frequency is a subquery of the
-    ranking query, which PostgreSQL runs once (an ``InitPlan``) through the GIN index.
+    occurrences' weights), ``L`` the node's ``words`` and the words of its identifiers'
+    parts (``part_words``, migration 0033: FTS5 counts them in the row's length), and
+    ``avgL`` their mean. ``N`` and ``avgL`` are read first, in one query that the index
+    ``chapters_node_words`` (migrations 0032 and 0033) answers alone; each phrase's inverse
+    document frequency is a subquery of the ranking query, which PostgreSQL runs once (an
+    ``InitPlan``) through the GIN index.
     """
     with connections[using].cursor() as cursor:
-        cursor.execute("SELECT count(words), coalesce(avg(words), 0) FROM chapters_node")
+        cursor.execute(postgresql_sql.LENGTHS)
         total, mean = cursor.fetchone()
-    length = K1 * (1 - B + B * F("words") / Value(max(float(mean), 1.0)))
+    words = F("words") + RawSQL('"chapters_node"."part_words"', [], output_field=FloatField())
+    length = K1 * (1 - B + B * words / Value(max(float(mean), 1.0)))
     score = Value(0.0)
     for vector, query in (phrase for term in terms for phrase in _phrases(term)):
         held = _aliased(Node.objects.using(using).order_by()).filter(document=query)
@@ -152,26 +158,35 @@ def _bm25(using, terms):
 def _phrases(term):
     """Return the phrases FTS5 ranks ``term`` by on SQLite (``sqlite._expression``), each as
     ``(stored vector, SearchQuery)``: a word's spellings in English stems (as FTS5's Porter
-    tokenizer stems them), its prefixes as written; a phrase's words in a row."""
+    tokenizer stems them), its prefixes as written; a phrase's words in a row; then an
+    identifier's alternatives, each a phrase in English stems."""
     if term.kind == "any":
         return [phrase for option in term.options for phrase in _phrases(option)]
+    alternatives = [
+        (ENGLISH_VECTOR, SearchQuery(" ".join(words), search_type="phrase", config=ENGLISH))
+        for words in term.alternatives
+    ]
     if term.kind == "phrase":
         text = term.text.replace("<", " ").replace("/", " ").replace(".", " ")
-        return [(ENGLISH_VECTOR, SearchQuery(text, search_type="phrase", config=ENGLISH))]
+        return [(ENGLISH_VECTOR, SearchQuery(text, search_type="phrase", config=ENGLISH))] + (
+            alternatives
+        )
     english = [
         (ENGLISH_VECTOR, SearchQuery(spelling, search_type="plain", config=ENGLISH))
         for spelling in term.spellings
     ]
-    return english + [
+    prefixes = [
         (SIMPLE_VECTOR, SearchQuery(f"{prefix}:*", search_type="raw", config=SIMPLE))
         for prefix in term.prefixes
     ]
+    return english + prefixes + alternatives
 
 
 def _term_query(term, configs=(ENGLISH, SIMPLE)):
     """Return the ``SearchQuery`` of a word, phrase or "any" term, in ``configs``.
 
-    Prefixes are looked for in ``chapters_simple`` only, among words as written.
+    Prefixes are looked for in ``chapters_simple`` only, among words as written; an
+    identifier's alternatives (``Term.alternatives``) as phrases, like the term.
     """
     text = term.text.replace("<", " ").replace("/", " ").replace(".", " ")
     if term.kind == "any":
@@ -180,6 +195,7 @@ def _term_query(term, configs=(ENGLISH, SIMPLE)):
             result |= _term_query(option, configs)
         return result
     kinds = [("phrase", text)] if term.kind == "phrase" else [("plain", s) for s in term.spellings]
+    kinds += [("phrase", " ".join(words)) for words in term.alternatives]
     if SIMPLE in configs:
         # A prefix is letters and digits only (query.WORD), so it is safe as raw syntax.
         kinds += [("raw", f"{prefix}:*") for prefix in term.prefixes]
@@ -258,8 +274,8 @@ def _ordered(nodes, query, title_is_query, every):
             in_title.append(Q(title__contains=term.text))
         else:
             matched.append(_own(term))
-            in_title.append(_own(term, "title_"))
-            in_headings.append(_own(term, "headings_"))
+            in_title.append(_own(term.as_typed(), "title_"))
+            in_headings.append(_own(term.as_typed(), "headings_"))
     # Side by side as SQLite's index finds a phrase: in English stems, or as written.
     pairs = [
         Q(english=SearchQuery(f"{first} {second}", search_type="phrase", config=ENGLISH))

@@ -11,20 +11,24 @@ from django.db import connections
 
 from .query import HEADING_PUNCTUATION, MIN_PREFIX
 
-__all__ = ["SLICE", "matches", "ranked"]
+__all__ = ["LENGTHS", "SLICE", "matches", "ranked"]
 
 ENGLISH, SIMPLE = "chapters_english", "chapters_simple"
 SLICE = 100  # matches ranked by relevance; the rest follow from the queryset (Found)
 BM25_WEIGHTS = "'{0.0,0.25,1.0,0.0}'::float4[]"  # postgresql.BM25_WEIGHTS, as SQL
 K1, B = 1.2, 0.75  # postgresql.K1, postgresql.B
+# The number of nodes and their mean length: their words and their identifiers' parts' (the
+# generated column part_words of migration 0033), which the index chapters_node_words holds.
+LENGTHS = "SELECT count(words), coalesce(avg(words + part_words), 0) FROM chapters_node"
 # The vectors searched, by configuration: whole, the title (A) alone, the headings and body.
-# The title's is parsed again, as migration 0029_search parses it into the stored vectors (where it
-# comes first, so its positions are the same): ts_filter() of a stored vector would read the
-# whole vector out of TOAST for each of the title's keys, for every match (at 20,000 nodes,
-# most of a broad word's time).
+# The title's (with its identifiers' parts) is parsed again, as migration 0033 parses them
+# into the stored vectors (where they come first, so their positions are the same):
+# ts_filter() of a stored vector would read the whole vector out of TOAST for each of the
+# title's keys, for every match (at 20,000 nodes, most of a broad word's time).
 WHOLE = {ENGLISH: "n.search_english", SIMPLE: "n.search_simple"}
 TITLE = {
-    config: f"to_tsvector('{config}'::regconfig, translate(n.title, '</.', E'\\x01  '))"
+    config: f"to_tsvector('{config}'::regconfig, translate(n.title, '</.', E'\\x01  ')) || "
+    f"to_tsvector('{config}'::regconfig, n.title_parts)"
     for config in WHOLE
 }
 HEADINGS = {config: f"ts_filter({vector}, '{{b}}')" for config, vector in WHOLE.items()}
@@ -32,6 +36,7 @@ HEADINGS = {config: f"ts_filter({vector}, '{{b}}')" for config, vector in WHOLE.
 # The first SLICE matches in the order of ranking.ORDER, and the number of all matches.
 RANKED = """SELECT id, COUNT(*) OVER () FROM (
     SELECT n.id, n.title, n.tree_id, n.lft, n.search_english, n.search_simple, n.words,
+        n.part_words,
         n.headings, ({title_is_query}) AS title_is_query, {coverage} AS coverage,
         {title_coverage} AS title_coverage, {heading_coverage} AS heading_coverage,
         {adjacent} AS adjacent
@@ -81,6 +86,7 @@ def tsquery(term, configs=(ENGLISH, SIMPLE)):
         kinds = [("phraseto", text)]
     else:
         kinds = [("plainto", spelling) for spelling in term.spellings]
+    kinds += [("phraseto", " ".join(words)) for words in term.alternatives]
     if SIMPLE in configs:
         kinds += [("to", f"{prefix}:*") for prefix in term.prefixes]
     pieces = [
@@ -139,25 +145,29 @@ def _phrases(term):
     """Return the phrases of ``term`` (``postgresql._phrases``), each as ``(vector, tsquery)``."""
     if term.kind == "any":
         return [phrase for option in term.options for phrase in _phrases(option)]
+    phrase = f"phraseto_tsquery('{ENGLISH}'::regconfig, %s)"
+    alternatives = [("search_english", (phrase, [" ".join(w)])) for w in term.alternatives]
     if term.kind == "phrase":
         text = term.text.replace("<", " ").replace("/", " ").replace(".", " ")
-        return [("search_english", (f"phraseto_tsquery('{ENGLISH}'::regconfig, %s)", [text]))]
+        return [("search_english", (phrase, [text])), *alternatives]
     english = [
         ("search_english", (f"plainto_tsquery('{ENGLISH}'::regconfig, %s)", [spelling]))
         for spelling in term.spellings
     ]
-    return english + [
+    prefixes = [
         ("search_simple", (f"to_tsquery('{SIMPLE}'::regconfig, %s)", [f"{prefix}:*"]))
         for prefix in term.prefixes
     ]
+    return english + prefixes + alternatives
 
 
 def _bm25(using, words):
     """Return the BM25 of the headings and body of the ranked rows (``postgresql._bm25``)."""
     with connections[using].cursor() as cursor:
-        cursor.execute("SELECT count(words), coalesce(avg(words), 0) FROM chapters_node")
+        cursor.execute(LENGTHS)
         total, mean = cursor.fetchone()
-    length = f"({K1} * ({1 - B} + {B} * n.words / {max(float(mean), 1.0)}::float8))"
+    mean = max(float(mean), 1.0)
+    length = f"({K1} * ({1 - B} + {B} * (n.words + n.part_words) / {mean}::float8))"
     sql = SQL()
     parts = []
     for vector, query in (phrase for term in words for phrase in _phrases(term)):
@@ -216,10 +226,11 @@ def ranked(nodes, query, every):
     matched = [substring(t) if t.kind == "substring" else own(t) for t in query.terms]
     coverage = str(every_term) if every else sql.add(_met(matched))
     in_title = [
-        substring(t, title=True) if t.kind == "substring" else own(t, TITLE) for t in query.terms
+        substring(t, title=True) if t.kind == "substring" else own(t.as_typed(), TITLE)
+        for t in query.terms
     ]
     title_coverage = sql.add(_met(in_title))
-    heading_coverage = sql.add(_met([own(t, HEADINGS) for t in words]))
+    heading_coverage = sql.add(_met([own(t.as_typed(), HEADINGS) for t in words]))
     pairs = [
         _combine(
             [

@@ -22,13 +22,13 @@ configuration drops them, so a query of stop words only finds nothing on either 
 """
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from itertools import islice
 
 import snowballstemmer
 
-from ..words import WORD, fold, words
+from ..words import IDENTIFIER, WORD, fold, hump_words, words
 from .spelling import variants as spelling_variants
 from .stopwords import ENGLISH_STOP_WORDS
 
@@ -37,6 +37,7 @@ __all__ = [
     "MIN_PREFIX",
     "Query",
     "Term",
+    "alternatives",
     "edit_distance",
     "fold",
     "highlighter",
@@ -59,6 +60,7 @@ NO_SPACE_SCRIPTS = re.compile(
 )
 CYRILLIC = re.compile("[\u0400-\u04ff]")
 ASCII_WORD = re.compile("[a-z0-9]+")
+EDGES = re.compile(r"^[\W_]+|[\W_]+$")  # what an identifier is typed between: "os.path.join()"
 POSSESSIVE = re.compile("(?<=\\w)['\u2019]s\\b", re.IGNORECASE)
 # What a heading drops before it is compared with Query.joined(): "prefetch_related()",
 # "TemplateResponse", "django.contrib.humanize", "on-delete" are read as one word.
@@ -83,6 +85,10 @@ class Term:
         prefixes: folded strings a word of the text may start with to match: the word
             itself when it is the query's last, its Russian stem for a Cyrillic word.
         options: for "any", the word and phrase terms one of which must match.
+        alternatives: other forms of an identifier typed unquoted, each a list of folded
+            words matched as a phrase, like the term (:func:`alternatives`): the parts of a
+            word in camel case (``["thread", "pool", "executor"]``), the words of
+            ``lru_cache`` run together (``["lrucache"]``).
         adjacent: whether the term follows the one before it directly in the query, with no
             stop word or ``or`` dropped between them (:meth:`Query.pairs`).
     """
@@ -93,7 +99,18 @@ class Term:
     variants: list = field(default_factory=list)
     prefixes: list = field(default_factory=list)
     options: list = field(default_factory=list)
+    alternatives: list = field(default_factory=list)
     adjacent: bool = False
+
+    def as_typed(self):
+        """Return the term without its alternatives (nor its options'): what a title or a
+        heading must hold to count for the ranking's keys, so that the page naming an
+        identifier as typed comes before one naming its words apart."""
+        return replace(
+            self,
+            alternatives=[],
+            options=[option.as_typed() for option in self.options],
+        )
 
     @property
     def spellings(self):
@@ -251,12 +268,13 @@ def _term(raw, quoted):
         return None
     if NO_SPACE_SCRIPTS.search(raw):
         return Term("substring", raw, folded)
+    found = [] if quoted else alternatives(POSSESSIVE.sub("", raw))
     if len(folded) > 1 or (quoted and folded[0] in ENGLISH_STOP_WORDS):
-        return Term("phrase", raw, folded)
+        return Term("phrase", raw, folded, alternatives=found)
     word = folded[0]
     if word in ENGLISH_STOP_WORDS:
         return None
-    term = Term("word", raw, [word])
+    term = Term("word", raw, [word], alternatives=found)
     if CYRILLIC.search(word):
         stem = RUSSIAN.stemWord(word)
         if stem != word and len(stem) >= MIN_PREFIX:
@@ -282,6 +300,26 @@ def edit_distance(first, second):
             current.append(cost)
         before, previous = previous, current
     return previous[-1]
+
+
+def alternatives(raw):
+    """Return the other forms of an identifier typed as ``raw``, as the index holds them
+    beside the text (``chapters.words.identifier_parts``), each a list of folded words.
+
+    Words joined by underscores, dots or slashes, two or more of them with a letter, also
+    run together ("lru_cache": ``[["lrucache"]]``); a word written in camel case also as its
+    parts ("ThreadPoolExecutor": ``[["thread", "pool", "executor"]]``; "getElementById"
+    keeps "by"). A plain word or phrase has none.
+    """
+    found = []
+    parts = WORD.findall(raw)
+    lettered = sum(not part.isdigit() for part in parts)
+    if IDENTIFIER.fullmatch(EDGES.sub("", raw)) and len(parts) > 1 and lettered > 1:
+        found.append([fold("".join(parts))])
+    humps = [hump_words(part) or [fold(part)] for part in parts]
+    if any(len(each) > 1 for each in humps):
+        found.append([word for each in humps for word in each])
+    return found
 
 
 def similarity(first, second):
@@ -315,7 +353,9 @@ def highlighter(query):
     A word of the text matches a word of the query when their folded forms are equal, or
     have the same English stem ("kernels" for "kernel"), or it starts with one of the
     term's prefixes; a substring term matches wherever it occurs, ignoring case. Words of
-    phrases are matched one by one.
+    phrases are matched one by one, and so are the words of an identifier's alternatives
+    ("user" and "name" for "userName"); a word written in camel case also matches by its
+    parts ("ThreadPoolExecutor" for "pool").
 
     Returns:
         A function from a text to the sorted, non-overlapping ``(start, end)`` spans that
@@ -327,7 +367,7 @@ def highlighter(query):
         if term.kind == "substring":
             substrings.extend(WORD.findall(term.text))
             continue
-        for spelling in term.spellings:
+        for spelling in term.spellings + [w for form in term.alternatives for w in form]:
             exact.add(spelling)
             stems.add(english_stem(spelling))
         prefixes.extend(term.prefixes)
@@ -344,8 +384,10 @@ def highlighter(query):
     def matches(word):
         found = seen.get(word)
         if found is None:
-            folded = fold(word)
-            found = folded in exact or english_stem(folded) in stems or folded.startswith(starts)
+            found = any(
+                folded in exact or english_stem(folded) in stems
+                for folded in [fold(word), *hump_words(word)]
+            ) or fold(word).startswith(starts)
             seen[word] = found
         return found
 

@@ -70,8 +70,9 @@ class Quoter:
         self.spans = query.spans
         # Each unit is one word of a word or phrase term: (spellings, their stems, prefixes).
         self.units = []
-        # Each term: its options (several for "a or b"), each a list of unit numbers, or
-        # the folded words of a substring term.
+        # Each term: its options (several for "a or b", and an identifier's alternatives:
+        # "user name" for "userName"), each a list of unit numbers, or the folded words of a
+        # substring term.
         self.terms = []
         for term in query.terms:
             options = []
@@ -82,6 +83,8 @@ class Quoter:
                     options.append(("units", [self._unit(option.spellings, option.prefixes)]))
                 else:
                     options.append(("units", [self._unit([word], []) for word in option.words]))
+                for words in option.alternatives:
+                    options.append(("units", [self._unit([word], []) for word in words]))
             self.terms.append(options)
         self.substrings = any(kind == "substring" for options in self.terms for kind, _ in options)
         self._verdicts = {}  # (unit, word) -> whether the word matches the unit

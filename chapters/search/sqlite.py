@@ -1,20 +1,23 @@
 """Search on SQLite: three FTS5 indexes of the nodes' titles, headings and body texts.
 
-Migrations 0015 and 0029 make them, kept in step with ``chapters_node`` by triggers on every
-insert, update and delete (from ``save()``, ``update()``, ``loaddata`` or a shell alike):
+Migrations 0015, 0029 and 0033 make them, kept in step with ``chapters_node`` by triggers on
+every insert, update and delete (from ``save()``, ``update()``, ``loaddata`` or a shell
+alike):
 
-- ``chapters_node_search`` (external content: title and body text), tokenized by ``porter
+- ``chapters_node_search`` (external content: title, body text and the parts of their
+  identifiers, ``Node.title_parts`` and ``Node.text_parts``), tokenized by ``porter
   unicode61 remove_diacritics 2``: words folded in every script and without the accents of
   Latin letters, with English stems (the Porter stemmer, close to PostgreSQL's Snowball);
-  words, their variants and prefixes (``"backprop"*``) and phrases are matched here;
-- ``chapters_node_text`` (contentless: the headings' titles and the body text), tokenized
-  alike: what ``bm25()`` ranks bodies by, without the title, whose length FTS5 would count
-  in the row's;
+  words, their variants and prefixes (``"backprop"*``) and phrases are matched here; a
+  title is matched in ``{title title_parts}``;
+- ``chapters_node_text`` (contentless: the headings' titles, the body text and its
+  identifiers' parts), tokenized alike: what ``bm25()`` ranks bodies by, without the title,
+  whose length FTS5 would count in the row's;
 - ``chapters_node_trigram`` (external content), tokenized by ``trigram``: substrings of
   three characters or more, for text without spaces (Chinese, Japanese); a substring of one
   or two characters is looked for with ``LIKE``.
 
-Typos are corrected from the wiki's vocabulary (``Word``, migration 0033), whose words the
+Typos are corrected from the wiki's vocabulary (``Word``, migration 0034), whose words the
 FTS5 table ``chapters_search_word_trigram`` finds by their trigrams (:func:`similar_words`).
 """
 
@@ -33,16 +36,17 @@ from .results import Found
 __all__ = ["find", "indexed", "matches", "similar_words"]
 
 WORD_SIMILARITY = 0.3  # the least trigram similarity of a correction, as on PostgreSQL
-TRIGRAM = "chapters_search_word_trigram"  # the vocabulary's words by trigram (migration 0033)
+TRIGRAM = "chapters_search_word_trigram"  # the vocabulary's words by trigram (migration 0034)
 SLICE = 100  # matches ranked by relevance; the rest follow in tree order
-HEADING_WEIGHT = 4.0  # bm25()'s weight of the headings, the body's being 1
+HEADING_WEIGHT = 4.0  # bm25()'s weight of the headings, the body's (and its parts') being 1
 
 # The bm25() of every node whose headings or body match, computed once in the index's own
 # pass (as a correlated subquery, FTS5 would count each term's documents again per row). A
 # node matching some terms in its title alone has none: it is ranked after those that do.
 SCORED = (
-    "WITH scored AS MATERIALIZED (SELECT rowid AS node, bm25(chapters_node_text, {weight}, 1.0) "
-    "AS score FROM chapters_node_text WHERE chapters_node_text MATCH %s) "
+    "WITH scored AS MATERIALIZED (SELECT rowid AS node, "
+    "bm25(chapters_node_text, {weight}, 1.0, 1.0) AS score "
+    "FROM chapters_node_text WHERE chapters_node_text MATCH %s) "
 )
 # Whether a heading of node n, lower-cased and without HEADING_PUNCTUATION, is the query's
 # words run together (query.Query.joined), for nodes with every term in their headings.
@@ -55,6 +59,7 @@ POSITION = "nullif(instr(%s, ',' || chapters_node.id || ','), 0)"
 
 MATCH = "SELECT rowid FROM {table} WHERE {table} MATCH %s"
 INDEX_MATCH = MATCH.format(table="chapters_node_search")
+TITLE = "{title title_parts} : "  # the columns of the title and its identifiers' parts
 TEXT_MATCH = MATCH.format(table="chapters_node_text")
 
 # The first SLICE matches in the order of ranking.ORDER, and the number of all matches.
@@ -85,14 +90,17 @@ def _string(text):
 
 
 def _expression(term):
-    """Return the FTS5 expression of a word or phrase term."""
+    """Return the FTS5 expression of a word, phrase or "any" term: any of its forms (a
+    word's spellings and prefixes, or the phrase; an identifier's alternatives)."""
     if term.kind == "any":
         return "(" + " OR ".join(_expression(option) for option in term.options) + ")"
     if term.kind == "phrase":
-        return _string(" ".join(term.words))
-    alternatives = [_string(spelling) for spelling in term.spellings]
-    alternatives += [_string(prefix) + "*" for prefix in term.prefixes]
-    return "(" + " OR ".join(alternatives) + ")"
+        forms = [_string(" ".join(term.words))]
+    else:
+        forms = [_string(spelling) for spelling in term.spellings]
+        forms += [_string(prefix) + "*" for prefix in term.prefixes]
+    forms += [_string(" ".join(words)) for words in term.alternatives]
+    return "(" + " OR ".join(forms) + ")"
 
 
 def _matching(expression, table="chapters_node_search"):
@@ -197,9 +205,9 @@ def _ranked(base, query, every, words):
     params.extend(_like(title) for title in titles)
     every_term = len(query.terms)
     coverage = str(every_term) if every else met([_sql(term) for term in query.terms])
-    title_coverage = met([_sql(term, title=True) for term in query.terms])
+    title_coverage = met([_sql(term.as_typed(), title=True) for term in query.terms])
     in_headings = [
-        (f"n.id IN ({TEXT_MATCH})", ["headings : " + _expression(term)])
+        (f"n.id IN ({TEXT_MATCH})", ["headings : " + _expression(term.as_typed())])
         for term in query.terms
         if term.kind != "substring"
     ]
@@ -263,7 +271,7 @@ def _sql(term, title=False):
     their title alone when ``title``."""
     if term.kind != "substring":
         expression = _expression(term)
-        return f"n.id IN ({INDEX_MATCH})", ["title : " + expression if title else expression]
+        return f"n.id IN ({INDEX_MATCH})", [TITLE + expression if title else expression]
     if title:
         return "instr(n.title, %s) > 0", [term.text]
     if len(term.text) >= MIN_PREFIX:
@@ -285,7 +293,7 @@ def similar_words(using, word, shortest, longest):
     ``pg_trgm`` pads and cuts it: :func:`.query.trigrams`), which every word so alike does
     (with ``s`` trigrams shared of ``a`` and ``b``, ``s / (a + b - s) >= t`` and ``b >= s``
     give ``s >= t a``), found in the FTS5 table ``chapters_search_word_trigram``
-    (migration 0033): a trigram's words, counted per word. The caller computes the
+    (migration 0034): a trigram's words, counted per word. The caller computes the
     similarity of each.
 
     Args:

@@ -34,6 +34,7 @@ from django.core.management.commands import loaddata
 
 from chapters.markdown import MarkdownError
 from chapters.models import PATH_MAX_LENGTH, REVISION_FIELDS, Node, PathRedirect, tree_write
+from chapters.words import identifier_parts
 
 
 class Command(loaddata.Command):
@@ -104,6 +105,8 @@ class Command(loaddata.Command):
                     headings=node.headings,
                     sections=node.sections,
                     words=node.words,
+                    title_parts=identifier_parts(node.title),
+                    text_parts=node.text_parts,
                 )
                 node.store_references(links)
                 record_loaded_revision(node)

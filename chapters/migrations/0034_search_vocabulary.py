@@ -5,8 +5,10 @@ and bodies, with the number of nodes holding it (``documents``) and of those who
 (``titles``). Triggers on ``chapters_node`` keep it on every insert, update and delete, as
 the search indexes are kept, and this migration fills it from the nodes already stored.
 
-On PostgreSQL a node's words are read from its stored vector ``search_simple`` (migration
-0029: words as written, folded by ``unaccent`` and lower case; the title's weighted A), so
+A node's words are those of its title, headings and body text and of their identifiers'
+parts (``title_parts``, ``text_parts``: migration 0033), as the search indexes hold them.
+On PostgreSQL they are read from its stored vector ``search_simple`` (migrations 0029 and
+0033: words as written, folded by ``unaccent`` and lower case; the title's weighted A), so
 nothing is parsed again: ``chapters_node_words()`` lists them (a migration that makes the
 vector again must keep its name). Inserts and deletes are counted once per statement (a
 bulk load is one aggregate, not a query per row), updates of the title, headings or body
@@ -26,7 +28,7 @@ from django.db import migrations, models
 MAX_WORD_LENGTH = 64  # chapters.models.vocabulary.MAX_WORD_LENGTH, frozen
 POSTGRESQL = [
     # The distinct words of a node, and whether its title holds each: the lexemes of its
-    # stored vector in chapters_simple (migration 0029), the title's weighted A, less those
+    # stored vector in chapters_simple (migration 0033), the title's weighted A, less those
     # that are not one word (PostgreSQL's parser keeps "q-learning" whole as well as its
     # parts, e-mail addresses, signed numbers).
     f"""
@@ -103,9 +105,8 @@ POSTGRESQL = [
     "REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT "
     "EXECUTE FUNCTION chapters_search_words_deleted()",
     "CREATE TRIGGER chapters_search_words_updated "
-    "AFTER UPDATE OF title, headings, body_text ON chapters_node FOR EACH ROW "
-    "WHEN (OLD.title IS DISTINCT FROM NEW.title OR OLD.headings IS DISTINCT FROM NEW.headings "
-    "OR OLD.body_text IS DISTINCT FROM NEW.body_text) "
+    "AFTER UPDATE OF title, headings, body_text, title_parts, text_parts ON chapters_node "
+    "FOR EACH ROW WHEN (OLD.search_simple IS DISTINCT FROM NEW.search_simple) "
     "EXECUTE FUNCTION chapters_search_words_updated()",
     "CREATE INDEX chapters_search_word_trgm ON chapters_search_word USING gin (word gin_trgm_ops)",
     # The nodes already stored.
@@ -139,10 +140,13 @@ SQLITE_HEADINGS = (
     "(SELECT coalesce(group_concat(json_extract(value, '$.title'), ' '), '') "
     "FROM json_each({row}.headings))"
 )
-# A node's text as the scratch table's document: 1 the row before, 2 the row after.
+# A node's text as the scratch table's document: 1 the row before, 2 the row after. The
+# title with its identifiers' parts, then the headings, the body text and its parts
+# (migration 0033), as PostgreSQL's stored vectors hold them.
 SQLITE_WRITE = (
-    f"INSERT INTO {SCRATCH} (rowid, title, text) VALUES ({{document}}, {{row}}.title, "
-    f"{SQLITE_HEADINGS} || ' ' || coalesce({{row}}.body_text, ''));"
+    f"INSERT INTO {SCRATCH} (rowid, title, text) VALUES ({{document}}, "
+    f"{{row}}.title || ' ' || coalesce({{row}}.title_parts, ''), {SQLITE_HEADINGS} || ' ' || "
+    f"coalesce({{row}}.body_text, '') || ' ' || coalesce({{row}}.text_parts, ''));"
 )
 # The changes of the counts, from the scratch table's two documents; then the words no
 # node holds dropped, and the scratch table emptied.
@@ -181,18 +185,23 @@ def sqlite_statements():
         f"CREATE TRIGGER chapters_search_words_deleted AFTER DELETE ON chapters_node "
         f"BEGIN {before} {SQLITE_COUNT} END",
         "CREATE TRIGGER chapters_search_words_updated "
-        "AFTER UPDATE OF title, headings, body_text ON chapters_node "
+        "AFTER UPDATE OF title, headings, body_text, title_parts, text_parts ON chapters_node "
         "WHEN old.title IS NOT new.title OR old.headings IS NOT new.headings "
-        "OR old.body_text IS NOT new.body_text "
+        "OR old.body_text IS NOT new.body_text OR old.title_parts IS NOT new.title_parts "
+        "OR old.text_parts IS NOT new.text_parts "
         f"BEGIN {before} {after} {SQLITE_COUNT} END",
     ]
 
 
 def fill_sqlite(schema_editor):
     """Count the words of the nodes already stored on SQLite, all at once."""
-    text = SQLITE_HEADINGS.format(row="chapters_node") + " || ' ' || coalesce(body_text, '')"
+    title = "title || ' ' || coalesce(title_parts, '')"
+    text = (
+        SQLITE_HEADINGS.format(row="chapters_node")
+        + " || ' ' || coalesce(body_text, '') || ' ' || coalesce(text_parts, '')"
+    )
     for statement in [
-        f"INSERT INTO {SCRATCH} (rowid, title, text) SELECT id, title, {text} FROM chapters_node",
+        f"INSERT INTO {SCRATCH} (rowid, title, text) SELECT id, {title}, {text} FROM chapters_node",
         f"CREATE VIRTUAL TABLE temp.{SCRATCH}_row USING fts5vocab(main, {SCRATCH}, row)",
         f"CREATE VIRTUAL TABLE temp.{SCRATCH}_col USING fts5vocab(main, {SCRATCH}, col)",
         f"""INSERT INTO chapters_search_word (word, documents, titles)
@@ -237,7 +246,7 @@ def drop(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("chapters", "0032_search_statistics"),
+        ("chapters", "0033_identifier_parts"),
     ]
 
     operations = [
