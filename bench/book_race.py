@@ -209,9 +209,11 @@ def _kilobytes(path, field):
     return int(found.group(1)) if found else 0
 
 
-def ours(path, env):
+def ours(path, env, proportional=False):
     """Build the PDF of the node at ``path`` (or of the whole curriculum for "") in a fresh
-    process, as a task worker does.
+    process, as a task worker does; with ``proportional``, its process tree's ``Pss`` read
+    as it runs, which stalls each process a little at each reading (:func:`_sample_tree`),
+    so not while it is timed.
 
     Returns:
         The measurements :func:`build` prints (``wall`` and ``cpu`` around ``render_pdf``,
@@ -219,7 +221,12 @@ def ours(path, env):
         ``bytes``; ``pages``), with the process's CPU in all (``process_cpu``), its
         ``peak`` and ``tree`` memory (:func:`measured`), its setup included.
     """
-    run = measured([sys.executable, __file__, "--build", path], env, stdout=subprocess.PIPE)
+    run = measured(
+        [sys.executable, __file__, "--build", path],
+        env,
+        proportional=proportional,
+        stdout=subprocess.PIPE,
+    )
     return {
         **json.loads(run["output"]),
         "process_cpu": run["cpu"],
