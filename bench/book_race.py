@@ -15,6 +15,7 @@ import json
 import os
 import re
 import secrets
+import signal
 import subprocess
 import sys
 import tempfile
@@ -100,7 +101,7 @@ def child(arguments, env):
     return measured([sys.executable, __file__, *arguments], env, stdout=subprocess.PIPE)
 
 
-def measured(command, env, proportional=True, **popen):
+def measured(command, env, proportional=True, limit=None, **popen):
     """Run ``command`` to its end, measuring its time, CPU and memory.
 
     Args:
@@ -108,6 +109,9 @@ def measured(command, env, proportional=True, **popen):
         env: its environment.
         proportional: also read the proportional memory (``Pss``) of its process tree, which
             stalls a process of gigabytes (:func:`_sample_tree`).
+        limit: ``(megabytes, seconds)``: stop the command (``SIGKILL`` to its process group)
+            once its process tree's resident memory or its time passes either, so that one
+            side of a race cannot take the machine's memory; None for no limit.
         popen: more arguments of ``subprocess.Popen`` (``stdout=subprocess.PIPE`` to read its
             output).
 
@@ -119,21 +123,24 @@ def measured(command, env, proportional=True, **popen):
         MB of the sums of the resident (``rss``) and of the proportional memory (``pss``: a
         page shared by ``n`` processes counted ``1/n`` in each) of it and all its
         descendants at once, read from ``/proc`` every 50 ms (``pss`` None unless
-        ``proportional``).
+        ``proportional``); ``stopped``, why it was stopped at its ``limit`` ("" if not).
 
     Raises:
-        RuntimeError: the command ended with an error.
+        RuntimeError: the command ended with an error (and was not stopped).
     """
     wall = time.perf_counter()
-    process = subprocess.Popen(command, cwd=ROOT, env=env, **popen)
-    tree = {"rss": 0, "pss": 0 if proportional else None}
-    sampler = threading.Thread(target=_sample_tree, args=(process, tree, proportional), daemon=True)
+    process = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True, **popen)
+    tree = {"rss": 0, "pss": 0 if proportional else None, "stopped": ""}
+    sampler = threading.Thread(
+        target=_sample_tree, args=(process, tree, proportional, limit), daemon=True
+    )
     sampler.start()
     output = process.stdout.read() if process.stdout is not None else None
     _pid, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - wall
     sampler.join()
-    if os.waitstatus_to_exitcode(status):
+    stopped = tree.pop("stopped")
+    if os.waitstatus_to_exitcode(status) and not stopped:
         raise RuntimeError(f"{command} ended with {os.waitstatus_to_exitcode(status)}")
     return {
         "output": output,
@@ -141,10 +148,11 @@ def measured(command, env, proportional=True, **popen):
         "cpu": usage.ru_utime + usage.ru_stime,
         "peak": usage.ru_maxrss / 1024,
         "tree": tree,
+        "stopped": stopped,
     }
 
 
-def _sample_tree(process, tree, proportional):
+def _sample_tree(process, tree, proportional, limit=None):
     """Keep in ``tree`` the largest sums of the resident (``rss``) and, if ``proportional``,
     the proportional (``pss``) memory, in MB, of ``process`` and its descendants, until it
     has ended.
@@ -152,8 +160,10 @@ def _sample_tree(process, tree, proportional):
     A process's ``Pss`` is read from ``/proc/<pid>/smaps_rollup``, which walks its pages
     holding its memory map's lock: 0.3 s for a renderer of 4 GB, which stalls the renderer
     while it lasts, so Chromium's tree is measured by its resident memory alone (``status``,
-    which costs nothing).
+    which costs nothing). Past ``limit`` (``(megabytes, seconds)``, :func:`measured`), the
+    process group is killed and ``tree["stopped"]`` says why.
     """
+    started = time.perf_counter()
     while process.returncode is None and Path(f"/proc/{process.pid}").exists():
         rss = pss = 0
         for pid in _descendants(process.pid):
@@ -163,6 +173,15 @@ def _sample_tree(process, tree, proportional):
         tree["rss"] = max(tree["rss"], rss / 1024)
         if proportional:
             tree["pss"] = max(tree["pss"], pss / 1024)
+        if limit is not None and not tree["stopped"]:
+            megabytes, seconds = limit
+            if rss / 1024 > megabytes or time.perf_counter() - started > seconds:
+                tree["stopped"] = (
+                    f"stopped past {megabytes:,} MB"
+                    if rss / 1024 > megabytes
+                    else f"stopped after {seconds:,} s"
+                )
+                os.killpg(process.pid, signal.SIGKILL)
         time.sleep(0.05)
 
 
@@ -190,9 +209,11 @@ def _kilobytes(path, field):
     return int(found.group(1)) if found else 0
 
 
-def ours(path, env):
+def ours(path, env, proportional=False):
     """Build the PDF of the node at ``path`` (or of the whole curriculum for "") in a fresh
-    process, as a task worker does.
+    process, as a task worker does; with ``proportional``, its process tree's ``Pss`` read
+    as it runs, which stalls each process a little at each reading (:func:`_sample_tree`),
+    so not while it is timed.
 
     Returns:
         The measurements :func:`build` prints (``wall`` and ``cpu`` around ``render_pdf``,
@@ -200,7 +221,12 @@ def ours(path, env):
         ``bytes``; ``pages``), with the process's CPU in all (``process_cpu``), its
         ``peak`` and ``tree`` memory (:func:`measured`), its setup included.
     """
-    run = measured([sys.executable, __file__, "--build", path], env, stdout=subprocess.PIPE)
+    run = measured(
+        [sys.executable, __file__, "--build", path],
+        env,
+        proportional=proportional,
+        stdout=subprocess.PIPE,
+    )
     return {
         **json.loads(run["output"]),
         "process_cpu": run["cpu"],
@@ -209,7 +235,7 @@ def ours(path, env):
     }
 
 
-def chromium(url, scratch, server):
+def chromium(url, scratch, server, limit=None):
     """Print ``url`` with headless Chromium, from its start to its exit.
 
     Returns:
@@ -217,7 +243,8 @@ def chromium(url, scratch, server):
         renderers, which the kernel counts to no one we wait for); ``server_cpu``, the
         server's workers' CPU while it ran; ``peak`` and ``tree`` as :func:`measured` gives
         them, resident memory only (the tree's counts the renderers); ``pages``, of the PDF
-        it printed.
+        it printed (None when it was stopped); ``stopped``, why it was stopped at ``limit``
+        (:func:`measured`), or "".
     """
     from bench.measure import workers_cpu_seconds
 
@@ -229,6 +256,7 @@ def chromium(url, scratch, server):
         [*CHROMIUM, f"--user-data-dir={profile}", f"--print-to-pdf={target}", url],
         os.environ,
         proportional=False,
+        limit=limit,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -238,7 +266,8 @@ def chromium(url, scratch, server):
         "server_cpu": workers_cpu_seconds(server.pid) - served,
         "peak": run["peak"],
         "tree": run["tree"],
-        "pages": _pages(target),
+        "pages": None if run["stopped"] else _pages(target),
+        "stopped": run["stopped"],
     }
 
 
