@@ -367,13 +367,11 @@ MEDIA_VARIANT_WIDTHS = (480, 960, 1920)
 
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 
-# Books built for download (chapters/books/builds.py) by the task workers and sent by the web
-# processes, kept between deploys in the storage "books", one copy for every web and task
-# host: the folder BOOKS_ROOT (on several hosts, a folder they all mount), or, when
-# WIKI_MEDIA_S3_BUCKET names a bucket, that bucket under books/, private (the wiki sends the
-# books itself). A build stores each book once whole, under a name of its version
-# (file_overwrite: a build run again stores the same bytes under the same name); a download
-# larger than max_memory_size is spooled to a temporary file, not held in the process's memory.
+# Books built by the task workers and sent by the web processes (chapters/books/builds.py),
+# one copy for every host in the storage "books": the folder BOOKS_ROOT (which several hosts
+# mount), or the bucket WIKI_MEDIA_S3_BUCKET under books/, private. A book is stored whole once
+# under a name of its version (file_overwrite: a build run again stores the same bytes); a
+# download past max_memory_size is spooled to a temporary file, not held in memory.
 BOOKS_ROOT = Path(os.environ.get("WIKI_BOOKS_ROOT") or BASE_DIR / "media" / "books")
 STORAGES["books"] = {
     "BACKEND": "django.core.files.storage.FileSystemStorage",
