@@ -4,7 +4,7 @@ Loading ``fixtures/curriculum.json`` with ``manage.py loaddata`` renders every b
 a revision of every node and checks the tree: far more work than writing the rows it leaves.
 :meth:`Snapshot.take` runs such a load once, in a transaction that it rolls back, and keeps
 the rows the load left in the tables of the models it is given; :meth:`Snapshot.restore`
-writes those rows back, one statement per table, so each test sees the database as the load
+writes those rows back, a few statements per table, so each test sees the database as the load
 would have left it, and the test's own transaction (or flush) takes them away again.
 """
 
@@ -30,26 +30,49 @@ def chapters_models():
     return sorted(models, key=lambda m: m is WikiVersion)
 
 
-def _upsert(model, connection):
-    """Return the SQL that writes one row of ``model``, overwriting a row with its primary key.
+# The most parameters one statement is given: PostgreSQL's protocol counts them in 16 bits,
+# and SQLite allows 32,766 since 3.32.
+MAX_PARAMETERS = 32_000
 
-    ``INSERT ... ON CONFLICT (pk) DO UPDATE``, which SQLite and PostgreSQL both understand.
+
+def _upsert(model, connection, rows):
+    """Return the SQL that writes ``rows`` rows of ``model`` in one statement, overwriting a
+    row with the same primary key.
+
+    ``INSERT ... VALUES (...), (...) ON CONFLICT (pk) DO UPDATE``, which SQLite and
+    PostgreSQL both understand. One statement for many rows: PostgreSQL's triggers for each
+    statement (the vocabulary's, migration 0034) then run once for them all.
     """
     quote = connection.ops.quote_name
     columns = [quote(field.column) for field in model._meta.concrete_fields]
     pk = quote(model._meta.pk.column)
     updates = ", ".join(f"{column} = excluded.{column}" for column in columns if column != pk)
+    values = ", ".join([f"({', '.join(['%s'] * len(columns))})"] * rows)
     return (
         f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(columns)}) "
-        f"VALUES ({', '.join(['%s'] * len(columns))}) ON CONFLICT ({pk}) DO UPDATE SET {updates}"
+        f"VALUES {values} ON CONFLICT ({pk}) DO UPDATE SET {updates}"
     )
+
+
+def _statements(model, connection, rows):
+    """Return the statements that write ``rows`` (each a row's parameters) of ``model``: as
+    many rows to a statement as :data:`MAX_PARAMETERS` allows."""
+    per_statement = max(1, MAX_PARAMETERS // len(model._meta.concrete_fields))
+    return [
+        (
+            _upsert(model, connection, len(rows[start : start + per_statement])),
+            [value for row in rows[start : start + per_statement] for value in row],
+        )
+        for start in range(0, len(rows), per_statement)
+    ]
 
 
 class Snapshot:
     """The rows of some tables as a load left them, to be written back in each test."""
 
     def __init__(self, tables):
-        """Keep ``tables``: ``(model, SQL writing a row, parameters of each row)`` triples."""
+        """Keep ``tables``: ``(model, statements)`` pairs, each statement ``(SQL, its
+        parameters)`` writing some of the table's rows."""
         self.tables = tables
 
     @classmethod
@@ -80,7 +103,7 @@ class Snapshot:
                     [field.get_db_prep_save(value, connection) for field, value in pairs]
                     for pairs in (zip(fields, row, strict=True) for row in rows)
                 ]
-                tables.append((model, _upsert(model, connection), params))
+                tables.append((model, _statements(model, connection, params)))
             transaction.set_rollback(True, using=using)
         return cls(tables)
 
@@ -103,11 +126,11 @@ class Snapshot:
             using: the database alias.
         """
         connection = connections[using]
-        written = [model for model, _, params in self.tables if params]
+        written = [model for model, statements in self.tables if statements]
         with transaction.atomic(using=using), connection.cursor() as cursor:
-            for _, sql, params in self.tables:
-                if params:
-                    cursor.executemany(sql, params)
+            for _, statements in self.tables:
+                for sql, params in statements:
+                    cursor.execute(sql, params)
             for statement in connection.ops.sequence_reset_sql(no_style(), written):
                 cursor.execute(statement)
         if transaction.get_autocommit(using):
