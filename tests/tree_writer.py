@@ -145,16 +145,18 @@ def main(worker, seconds):
     }
     # Random writes until the time is up; then, on a machine so busy that some kind of write
     # has not come up yet, the missing kinds only, until each has been made once.
-    while time.monotonic() < end or not all(done.values()):
+    # The time is read once a round: read again for the choice, it could pass the end after
+    # the loop's check, with no kind missing left to choose from.
+    while (now := time.monotonic()) < end or not all(done.values()):
         if number % 20 == 0:
             nodes = read_tree()
         sections = [n for n in nodes if not n.is_chapter]
         missing = [write for write in OPERATIONS if not done[write]]
-        operation = rng.choice(OPERATIONS if time.monotonic() < end else missing)
+        operation = rng.choice(OPERATIONS if now < end else missing)
         try:
             if writes[operation]() is not False:
                 done[operation] += 1
-            elif time.monotonic() >= end and (operation != "restore" or delete() is False):
+            elif now >= end and (operation != "restore" or delete() is False):
                 # What it needs first: a deletion to restore, a chapter of its own to delete.
                 insert()
         except (InvalidMove, ValidationError, CurriculumFileError, Node.DoesNotExist):
