@@ -13,6 +13,7 @@ from django.core.management.color import no_style
 from django.db import connections, transaction
 
 from chapters.models import Synonym, WikiVersion, Word
+from chapters.models.vocabulary import fold_vocabulary
 
 __all__ = ["Snapshot", "chapters_models"]
 
@@ -116,7 +117,8 @@ class Snapshot:
         Foreign keys are checked at commit (Django makes them deferrable on SQLite and
         PostgreSQL), so a row may name a row written after it. On PostgreSQL each table's
         sequence is then set past its highest primary key, as ``loaddata`` does, so rows
-        inserted later do not collide with the ones written here. Outside a transaction
+        inserted later do not collide with the ones written here, and the vocabulary's counts
+        of the nodes written are added, as at the end of a ``tree_write()``. Outside a transaction
         (a transactional test) the connection is then closed, as Django's ``loaddata``
         closes it: the test goes on from the state a load leaves, where its next query
         opens a new connection (on PostgreSQL, the notification of the commit that
@@ -133,5 +135,6 @@ class Snapshot:
                     cursor.execute(sql, params)
             for statement in connection.ops.sequence_reset_sql(no_style(), written):
                 cursor.execute(statement)
+        fold_vocabulary(using)
         if transaction.get_autocommit(using):
             connection.close()

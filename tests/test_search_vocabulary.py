@@ -1,11 +1,15 @@
-"""The wiki's vocabulary (``Word``, migration 0034), and the corrections search takes from it.
+"""The wiki's vocabulary (``Word``, migrations 0034 and 0035), and the corrections search takes
+from it.
 
-Every test runs on both databases, whose triggers keep the vocabulary on every write.
+The tests run on both databases, whose triggers keep the vocabulary on every write (on
+PostgreSQL summed over a transaction and added at the end of a ``tree_write()`` or at commit).
 """
 
 import pytest
+from django.db import connection, transaction
 
 from chapters.models import Node, Word
+from chapters.models.vocabulary import fold_vocabulary
 from chapters.search import suggest
 from chapters.search.query import edit_distance
 from tests.helpers import edit, node
@@ -39,7 +43,7 @@ def test_the_vocabulary_counts_the_nodes_holding_each_word_and_their_titles(smal
     }
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # an update() outside tree_write() counts at commit
 def test_the_vocabulary_follows_updates_that_bypass_save_and_deletions(small_tree):
     Node.objects.filter(title__in=["Chapter Five", "Chapter Six"]).update(
         body_text="Memoization caches the results."
@@ -56,6 +60,42 @@ def test_the_vocabulary_follows_updates_that_bypass_save_and_deletions(small_tre
     }
     Node.objects.filter(title="Chapter Five").update(title="Chapter Memoization", body_text="")
     assert vocabulary("memoization", "caches", "five") == {"memoization": (1, 1)}
+
+
+@pytest.mark.postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_transaction_s_writes_are_added_to_the_vocabulary_once_at_commit(small_tree):
+    with transaction.atomic():
+        for title in ("Chapter Five", "Chapter Six", "Chapter Four"):
+            Node.objects.filter(title=title).update(body_text="Memoization caches results.")
+        assert vocabulary("memoization", "caches") == {}  # summed, not yet added
+        assert waiting("memoization", "caches", "five") == ({"memoization": 3, "caches": 3}, 1)
+    assert vocabulary("memoization", "caches", "results") == {
+        "memoization": (3, 0),
+        "caches": (3, 0),
+        "results": (3, 0),
+    }
+    assert waiting("memoization") == ({}, 0)
+    with transaction.atomic():
+        Node.objects.filter(title="Chapter Four").update(body_text="")
+        fold_vocabulary()  # as at the end of a tree_write(): the transaction reads its words
+        assert vocabulary("memoization", "caches") == {"memoization": (2, 0), "caches": (2, 0)}
+        assert waiting("memoization") == ({}, 0)
+
+
+def waiting(*words):
+    """Return ``({word: documents}, notes)``: the changes to the vocabulary of those of
+    ``words`` a PostgreSQL transaction has summed and not yet added, and the number of its
+    notes (migration 0035)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT word, sum(documents) FROM chapters_search_word_change"
+            " WHERE word = ANY (%s) GROUP BY word",
+            [list(words)],
+        )
+        changes = dict(cursor.fetchall())
+        cursor.execute("SELECT count(*) FROM chapters_search_word_fold")
+        return changes, cursor.fetchone()[0]
 
 
 @pytest.mark.django_db

@@ -24,6 +24,7 @@ from chapters import queue
 
 from .prerequisites import find_cycle, requires_shape_problem
 from .rendering import render_unresolved
+from .vocabulary import fold_vocabulary
 
 __all__ = [
     "TREE_FIELDS",
@@ -164,7 +165,8 @@ def tree_write(*, user=None, summary=None, base_url=None, request=None, using=No
     taken (:func:`~.rendering.render_unresolved`), and under it only their wiki links are
     resolved. A write opened inside another joins it, as ``transaction.atomic`` does, and
     renders nothing: a body saved in it that was not rendered before the lock is rendered
-    with its code plain, and again, highlighted, by a task (``Node.save()``).
+    with its code plain, and again, highlighted, by a task (``Node.save()``). At its end the
+    vocabulary's counts of the words written are added (:func:`~.vocabulary.fold_vocabulary`).
 
     Args:
         user: the author of the revisions recorded, where a node names none.
@@ -200,6 +202,7 @@ def tree_write(*, user=None, summary=None, base_url=None, request=None, using=No
             yield write
             # A write rolled back on purpose (a dry run) leaves nothing to do.
             if not connection.needs_rollback:
+                fold_vocabulary(using)
                 write.finish()
         finally:
             connection.tree_write = None

@@ -3,12 +3,14 @@
 Search corrects a misspelt word with the most similar word of the vocabulary
 (``chapters.search.suggest``). The rows are the database's own work: triggers of migration
 0034 count the words of every node inserted, updated or deleted, however it is written
-(``save()``, ``update()``, ``loaddata``, raw SQL), so no Python code keeps them.
+(``save()``, ``update()``, ``loaddata``, raw SQL), so no Python code keeps them. On
+PostgreSQL they sum a write's changes and add them once (migration 0035), when
+:func:`fold_vocabulary` asks, at the end of every ``tree_write()``, or at commit.
 """
 
-from django.db import models
+from django.db import DEFAULT_DB_ALIAS, connections, models
 
-__all__ = ["Word"]
+__all__ = ["Word", "fold_vocabulary"]
 
 MAX_WORD_LENGTH = 64  # longer words (hashes, encoded data) are not kept: no one mistypes them
 
@@ -39,3 +41,20 @@ class Word(models.Model):
 
     def __str__(self):
         return f"{self.word} ({self.documents})"
+
+
+def fold_vocabulary(using=None):
+    """Add the changes of the counts a PostgreSQL transaction has made so far to the
+    vocabulary (migration 0035), so that it reads its own words; on SQLite, whose triggers
+    add them at once, do nothing.
+
+    ``tree_write()`` calls it at the end of each write; a transaction that writes nodes
+    outside one has them added at commit.
+
+    Args:
+        using: the database alias; None for the default.
+    """
+    connection = connections[using or DEFAULT_DB_ALIAS]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT chapters_search_words_fold()")
