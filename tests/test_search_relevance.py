@@ -11,6 +11,9 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from chapters.caching.version_watch import watch
+from chapters.models import Synonym
+from chapters.search import kept
 from tests.django_relevance import (
     AGREEMENT,
     CORPUS,
@@ -30,7 +33,26 @@ def test_search_relevance_set_finds_the_expected_page_first(curriculum):
     misses = {
         query: (first[query], expected) for query, expected in QUERIES if first[query] != expected
     }
-    assert misses == {}
+    assert misses == {}, _synonyms_seen()
+
+
+def _synonyms_seen():
+    """Return what search had of the editors' synonyms, for a failure's message.
+
+    "language modelling" is the one query of the set that needs a synonym of the table
+    ("modelling" = "modeling", migration 0016; no rule of ``search.spelling`` derives it):
+    without it, "Transformers and Language Models" comes first. Seen a few times on
+    PostgreSQL, never reproduced: this says whether the table lacked the row or search's
+    kept copy (``search.kept``) did.
+    """
+    kept_version, table = kept._table
+    return {
+        "synonym rows": Synonym.objects.count(),
+        "modelling in the table": Synonym.objects.filter(word="modelling").exists(),
+        "version now": watch.current()[0],
+        "kept under": kept_version,
+        "kept for modelling": table.get("modelling"),
+    }
 
 
 def test_search_relevance_set_has_forty_queries_or_more():
