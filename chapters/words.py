@@ -92,6 +92,11 @@ def identifier_parts(text):
     """
     found = []
     for identifier in IDENTIFIER.findall(text):
+        if "_" not in identifier and "." not in identifier and "/" not in identifier:
+            # One word, as most of a text's are: nothing to join; in one case, no humps.
+            if not (identifier.islower() or identifier.isupper()):
+                found.extend(hump_words(identifier))
+            continue
         found.extend(joined(identifier))
         for step in PATH_SEPARATOR.split(identifier) if PATH_SEPARATOR.search(identifier) else []:
             found.extend(joined(step))
