@@ -101,6 +101,24 @@ def test_a_match_in_the_intro_or_only_in_the_title_opens_the_top(client, small_t
 
 
 @pytest.mark.django_db
+def test_a_result_found_by_an_identifier_s_parts_opens_at_the_identifier_s_heading(
+    client, small_tree
+):
+    edit(
+        "Chapter Two",
+        body="Threads share memory.\n\n## Locks\n\nA lock guards a counter.\n\n"
+        "## Running tasks at once\n\n`ThreadPoolExecutor` runs them; `lru_cache` keeps them.",
+    )
+    for query in ("thread pool executor", "lrucache"):
+        response = client.get("/search/", {"q": query})
+        href, text, _ = result(response)
+        assert (href, text) == (
+            f"{CHAPTER_TWO}#running-tasks-at-once",
+            "Chapter Two, at › Running tasks at once",
+        )
+
+
+@pytest.mark.django_db
 def test_the_top_results_name_the_heading_and_link_to_it(client, small_tree):
     edit("Chapter Two", body=KERNELS)
     response = client.get("/search/top.json", {"q": "overhead"})
