@@ -13,8 +13,18 @@ from chapters.models import Synonym
 from chapters.search import find_nodes, indexed, kept
 from tests.search_relevance import QUERIES, add_relevance_nodes
 
-# Broad words and questions with some words only, besides the relevance set's queries.
-MORE = ["chapter", "learning", "memory model", "binary search in a sorted list", "kernel -cuda"]
+# Broad words and questions with some words only, phrases, "or" and a possessive, besides
+# the relevance set's queries.
+MORE = [
+    "chapter",
+    "learning",
+    "memory model",
+    "binary search in a sorted list",
+    "kernel -cuda",
+    '"virtual memory"',
+    "quantization or pruning",
+    "compiler's graph",
+]
 
 
 @pytest.mark.django_db

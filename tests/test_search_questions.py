@@ -250,6 +250,23 @@ def test_search_ranks_a_heading_equal_to_the_query_first(small_tree, query):
 
 
 @pytest.mark.django_db
+def test_search_ranks_a_page_with_the_words_in_a_heading_above_one_with_them_in_its_body(
+    small_tree,
+):
+    # The notes say "memoization" more often and in fewer words: BM25 alone ranks them first.
+    write_pages(
+        ("Notes", "Memoization, memoization, memoization: " * 4 + "memoization caches results."),
+        (
+            "Dynamic Programming",
+            "Subproblems are solved once and their answers kept for later, in a table or in "
+            "a dictionary, so that each is computed a single time.\n\n## Memoization by hand\n\n"
+            "A function keeps what it returned for each argument.",
+        ),
+    )
+    assert found_titles("memoization", 2) == ["Dynamic Programming", "Notes"]
+
+
+@pytest.mark.django_db
 def test_search_reads_a_possessive_as_its_word(small_tree):
     write_pages(
         ("Permissions", "Each user has permissions."),

@@ -20,18 +20,15 @@ K1, B = 1.2, 0.75  # postgresql.K1, postgresql.B
 # The number of nodes and their mean length: their words and their identifiers' parts' (the
 # generated column part_words of migration 0033), which the index chapters_node_words holds.
 LENGTHS = "SELECT count(words), coalesce(avg(words + part_words), 0) FROM chapters_node"
-# The vectors searched, by configuration: whole, the title (A) alone, the headings and body.
-# The title's (with its identifiers' parts) is parsed again, as migration 0033 parses them
-# into the stored vectors (where they come first, so their positions are the same):
-# ts_filter() of a stored vector would read the whole vector out of TOAST for each of the
-# title's keys, for every match (at 20,000 nodes, most of a broad word's time).
+# The stored vectors searched, by configuration. The title's keys and the headings' are
+# asked of them with each lexeme of the query restricted to the title's weight (A: the title
+# and its identifiers' parts, migration 0033) or the headings' (B), which a vector answers as
+# ts_filter() of it to that weight would: neither parsing the title again nor copying each
+# match's vector for every key (at 20,000 nodes, most of a broad word's time).
 WHOLE = {ENGLISH: "n.search_english", SIMPLE: "n.search_simple"}
-TITLE = {
-    config: f"to_tsvector('{config}'::regconfig, translate(n.title, '</.', E'\\x01  ')) || "
-    f"to_tsvector('{config}'::regconfig, n.title_parts)"
-    for config in WHOLE
-}
-HEADINGS = {config: f"ts_filter({vector}, '{{b}}')" for config, vector in WHOLE.items()}
+TITLE, HEADINGS = "A", "B"
+# A lexeme in a tsquery's text, with its prefix mark: 'it''s', 'latency':*.
+LEXEME = r"'((?:[^']|'')*)'(?::(\*))?"
 
 # The first SLICE matches in the order of ranking.ORDER, and the number of all matches.
 RANKED = """SELECT id, COUNT(*) OVER () FROM (
@@ -97,16 +94,33 @@ def tsquery(term, configs=(ENGLISH, SIMPLE)):
     return _combine(pieces, "||")
 
 
-def own(term, vectors=WHOLE):
+def own(term, weight=None):
     """Return the condition that ``term`` matches in its own configuration (English in the
-    English vector, ``simple`` in the other): ``postgresql._own``. ``vectors`` is
-    :data:`WHOLE` or :data:`TITLE`."""
+    English vector, ``simple`` in the other): ``postgresql._own``; in the title alone with
+    ``weight`` :data:`TITLE`, in the headings alone with :data:`HEADINGS`."""
     return _combine(
         [
-            _at(vectors[ENGLISH], tsquery(term, (ENGLISH,))),
-            _at(vectors[SIMPLE], tsquery(term, (SIMPLE,))),
+            _at(WHOLE[config], _weighted(tsquery(term, (config,)), weight))
+            for config in (ENGLISH, SIMPLE)
         ],
         "OR",
+    )
+
+
+def _weighted(query, weight):
+    """Return the tsquery ``query`` (``(sql, params)``) with each of its lexemes restricted to
+    ``weight`` (one of ``ABCD``), or ``query`` itself when ``weight`` is None.
+
+    The label is written into the query's text, as ``to_tsquery('x:B')`` writes it, since
+    PostgreSQL has no function that sets a tsquery's weights; the text and its casts are
+    constants, which the planner computes once.
+    """
+    if weight is None:
+        return query
+    sql, params = query
+    return (
+        f"regexp_replace(({sql})::text, %s, %s, 'g')::tsquery",
+        [*params, LEXEME, rf"'\1':\2{weight}"],
     )
 
 
