@@ -184,13 +184,13 @@ class Quoter:
         """
         texts = [s[name] for s in sections for name in ("title", "text")]
         best, held, found = self._best(_folded_each(texts))
-        if held < len(self.terms) and len(found) < len(self.units):
-            found |= self._found(_folded_each([title]))[0][0]
-        if held < len(self.terms) and len(found) < len(self.units):
-            with_parts, held_with_parts, _ = self._best(_folded_each(list(map(_with_parts, texts))))
-            if held_with_parts > held:
-                best = with_parts
-        return best
+        if held == len(self.terms):
+            return best
+        found |= self._found(_folded_each([title]))[0][0]
+        if len(found) == len(self.units):  # every word is on the page: parts add nothing
+            return best
+        with_parts, held_with_parts, _ = self._best(_folded_each(list(map(_with_parts, texts))))
+        return with_parts if held_with_parts > held else best
 
     def _best(self, texts):
         """Return the index of the best section of ``texts`` (each section's heading and text,
