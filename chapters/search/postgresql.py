@@ -230,14 +230,19 @@ def find(nodes, query, title_is_query, *, every=True):
     with this ``relevance``: the BM25 of the headings and body (:func:`_bm25`), computed as
     SQLite's FTS5 computes it, so that both databases rank alike. The first ``SLICE`` are
     ranked in one query written as SQL (:func:`.postgresql_sql.ranked`), which also counts the
-    matches; the queryset of them all, in the same order, is made only when asked for
-    (:class:`.results.Found`).
+    matches; past ``WIDE`` matches, among a first slice of them read from the indexes
+    (:func:`.postgresql_sql.first_slice`). The queryset of them all, in the same order, is
+    made only when asked for (:class:`.results.Found`).
     """
     if not query.terms:
         return Found(_ordered(nodes, query, title_is_query, every))
-    ids, count = postgresql_sql.ranked(nodes, query, every)
+    ids, count, first_slice = postgresql_sql.ranked(nodes, query, every)
     return Found(
-        lambda: _ordered(nodes, query, title_is_query, every), count, ranked=ids, by_id=nodes
+        lambda: _ordered(nodes, query, title_is_query, every),
+        count,
+        ranked=ids,
+        by_id=nodes,
+        first_slice=first_slice,
     )
 
 

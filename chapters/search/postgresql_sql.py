@@ -11,10 +11,15 @@ from django.db import connections
 
 from .query import HEADING_PUNCTUATION, MIN_PREFIX
 
-__all__ = ["LENGTHS", "SLICE", "matches", "ranked"]
+__all__ = ["LENGTHS", "SLICE", "WIDE", "matches", "ranked"]
 
 ENGLISH, SIMPLE = "chapters_english", "chapters_simple"
 SLICE = 100  # matches ranked by relevance; the rest follow from the queryset (Found)
+# The most matches ranked all: past it, a first slice of them is taken from the indexes and
+# ranked (first_slice), as reading every match's vectors out of TOAST to rank it costs about
+# 35 microseconds a match (bench/README.md, "Issue 26: a first slice").
+WIDE = 1000
+HELD = 300  # the most matches of a first slice that hold a term in the title or a heading
 BM25_WEIGHTS = "'{0.0,0.25,1.0,0.0}'::float4[]"  # postgresql.BM25_WEIGHTS, as SQL
 K1, B = 1.2, 0.75  # postgresql.K1, postgresql.B
 # The number of nodes and their mean length: their words and their identifiers' parts' (the
@@ -30,6 +35,18 @@ TITLE, HEADINGS = "A", "B"
 # A lexeme in a tsquery's text, with its prefix mark: 'it''s', 'latency':*.
 LEXEME = r"'((?:[^']|'')*)'(?::(\*))?"
 
+# A first slice's matches that hold a term of the query in the title or a heading, found by
+# the index on the stored document's weights A and B (migration 0036): those with a term in
+# the title first (the title and its identifiers' parts, parsed again: a few words), then
+# the shortest titles.
+HOLDING = """SELECT n.id FROM chapters_node n
+WHERE ts_filter(n.search_document, '{{a,b}}') @@ ({held}) AND {conditions}
+ORDER BY (to_tsvector('chapters_english'::regconfig, n.title || ' ' || n.title_parts)
+    || to_tsvector('chapters_simple'::regconfig, n.title || ' ' || n.title_parts)) @@ ({title})
+    DESC, length(n.title), n.tree_id, n.lft LIMIT {limit}"""
+# The shortest matches, by the words of their headings and body, and the number of all.
+SHORTEST = """SELECT n.id, COUNT(*) OVER () FROM chapters_node n WHERE {conditions}
+ORDER BY n.words + n.part_words, n.tree_id, n.lft LIMIT {limit}"""
 # The first SLICE matches in the order of ranking.ORDER, and the number of all matches.
 RANKED = """SELECT id, COUNT(*) OVER () FROM (
     SELECT n.id, n.title, n.tree_id, n.lft, n.search_english, n.search_simple, n.words,
@@ -175,12 +192,17 @@ def _phrases(term):
     return english + prefixes + alternatives
 
 
-def _bm25(using, words):
-    """Return the BM25 of the headings and body of the ranked rows (``postgresql._bm25``)."""
+def _lengths(using):
+    """Return the number of nodes and their mean length (:data:`LENGTHS`), in one query."""
     with connections[using].cursor() as cursor:
         cursor.execute(LENGTHS)
         total, mean = cursor.fetchone()
-    mean = max(float(mean), 1.0)
+    return total, max(float(mean), 1.0)
+
+
+def _bm25(words, total, mean):
+    """Return the BM25 of the headings and body of the ranked rows (``postgresql._bm25``),
+    for ``total`` nodes of mean length ``mean`` (:func:`_lengths`)."""
     length = f"({K1} * ({1 - B} + {B} * (n.words + n.part_words) / {mean}::float8))"
     sql = SQL()
     parts = []
@@ -198,15 +220,21 @@ def _bm25(using, words):
     return "(0.0::float8 + " + " + ".join(parts) + ")", sql.params
 
 
-def conditions(nodes, query, every):
-    """Return the condition the nodes found meet: ``postgresql.find``'s filters, as SQL."""
+def conditions(nodes, query, every, own_configuration=True):
+    """Return the condition the nodes found meet: ``postgresql.find``'s filters, as SQL.
+
+    Without ``own_configuration``, a word is looked for in the stored document only, which
+    the GIN index answers without reading a vector: an English stem may then match the same
+    letters written as a word, and the reverse.
+    """
     words = [term for term in query.terms if term.kind != "substring"]
     substrings = [term for term in query.terms if term.kind == "substring"]
     found = []
     if words:
         joined = _combine([tsquery(term) for term in words], "&&" if every else "||")
         found.append(_at("n.search_document", joined))
-        found.append(_combine([own(term) for term in words], "AND" if every else "OR"))
+        if own_configuration:
+            found.append(_combine([own(term) for term in words], "AND" if every else "OR"))
     if every:
         found += [substring(term) for term in substrings]
     elif substrings and not words:
@@ -224,10 +252,60 @@ def conditions(nodes, query, every):
 
 def ranked(nodes, query, every):
     """Return the ids of the first :data:`SLICE` of ``nodes`` that match ``query``, in
-    order, and the number of all that match (one query).
+    order, the number of all that match, and whether the ids were ranked among a first
+    slice of the matches (:func:`first_slice`, past :data:`WIDE` matches) rather than among
+    them all.
 
-    The keys of ``ranking.ORDER`` as ``postgresql.find`` computes them, written as SQL.
+    The keys of ``ranking.ORDER`` as ``postgresql.find`` computes them, written as SQL, in
+    one query; with the nodes' number and mean length first, when the query has words, and
+    on a wiki of more than :data:`WIDE` nodes the queries of :func:`first_slice`.
     """
+    words = [term for term in query.terms if term.kind != "substring"]
+    total, mean = _lengths(nodes.db) if words else (0, 1.0)
+    sliced = first_slice(nodes, query, every) if words and total > WIDE else None
+    ids, count = _ranked(nodes, query, every, (total, mean), sliced and sliced[0])
+    if sliced:
+        return ids, sliced[1], True
+    return ids, count, False
+
+
+def first_slice(nodes, query, every):
+    """Return the ids of a first slice of ``nodes`` that match ``query``, and the number of
+    all that match, or None when they are :data:`WIDE` or fewer.
+
+    The slice holds the matches with a term of the query in the title or a heading, whose
+    keys come first in ``ranking.ORDER`` (:data:`HELD` at most, shortest title first), and
+    the :data:`SLICE` shortest matches, whose BM25 is the highest for as many occurrences
+    (its normalization by length: Robertson and Zaragoza, 2009). Both are read from the GIN
+    indexes and the rows, without reading a vector out of TOAST; the slice is then ranked by
+    every key. A page mentioning a broad word often in a long body, without a heading about
+    it, can be left out. The number counts the matches of the stored document
+    (:func:`conditions` without ``own_configuration``).
+    """
+    loose = conditions(nodes, query, every, own_configuration=False)
+    sql = SQL()
+    text = SHORTEST.format(conditions=sql.add(loose), limit=SLICE)
+    with connections[nodes.db].cursor() as cursor:
+        cursor.execute(text, sql.params)
+        shortest = cursor.fetchall()
+        count = shortest[0][1] if shortest else 0
+        if count <= WIDE:
+            return None
+        sql = SQL()
+        words = [term for term in query.terms if term.kind != "substring"]
+        held = _combine([tsquery(term) for term in words], "||")
+        text = HOLDING.format(
+            held=sql.add(held), conditions=sql.add(loose), title=sql.add(held), limit=HELD
+        )
+        cursor.execute(text, sql.params)
+        holding = [pk for (pk,) in cursor.fetchall()]
+    return list(dict.fromkeys([*holding, *(pk for pk, _ in shortest)])), count
+
+
+def _ranked(nodes, query, every, lengths, among):
+    """Return the ids of the first :data:`SLICE` of ``nodes`` that match ``query``, in
+    order, and the number of all that match, among the ids ``among`` when not None
+    (:func:`ranked`); ``lengths`` as :func:`_lengths` returns them."""
     sql = SQL()
     words = [term for term in query.terms if term.kind != "substring"]
     every_term = len(query.terms)
@@ -257,6 +335,9 @@ def ranked(nodes, query, every):
     ]
     adjacent = sql.add(_met(pairs))
     where = sql.add(conditions(nodes, query, every))
+    if among is not None:
+        where = f"({where}) AND n.id = ANY (%s)"
+        sql.params.append(among)
     # In the order of the ORDER BY: the heading equal to the query, then the relevance.
     joined = query.joined()
     heading_is_query = "FALSE::boolean"
@@ -265,7 +346,7 @@ def ranked(nodes, query, every):
         sql.params.extend([HEADING_PUNCTUATION, joined])
     relevance = "0.0::float8"
     if words:
-        relevance = "-" + sql.add(_bm25(nodes.db, words))
+        relevance = "-" + sql.add(_bm25(words, *lengths))
     text = RANKED.format(
         title_is_query=title_is_query,
         coverage=coverage,

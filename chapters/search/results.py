@@ -26,17 +26,31 @@ class Found:
             slice within them is read by id, without ordering every match again.
         by_id: the queryset the ranked nodes are read from by id (the nodes searched,
             without the query's conditions, which the ranking applied already).
+        first_slice: True when ``ranked`` were ranked among a first slice of the nodes
+            only (``postgresql_sql.first_slice``): a page past them is read from the
+            queryset less the ranked nodes, so that no node is shown twice.
     """
 
     ordered = True  # for the Paginator, which warns about unordered lists
 
-    def __init__(self, nodes, count=None, *, every=True, few=False, ranked=None, by_id=None):
+    def __init__(
+        self,
+        nodes,
+        count=None,
+        *,
+        every=True,
+        few=False,
+        ranked=None,
+        by_id=None,
+        first_slice=False,
+    ):
         self._nodes = nodes
         self._count = count
         self.every = every
         self.few = few
         self._ranked = ranked
         self._by_id = by_id
+        self._first_slice = first_slice
 
     @cached_property
     def nodes(self):
@@ -62,13 +76,20 @@ class Found:
             start, stop = index.start or 0, index.stop
             every_ranked = len(ranked) == self._count
             if stop is not None and start >= 0 and (stop <= len(ranked) or every_ranked):
-                ids = ranked[start:stop]
-                if not ids:
-                    return []
-                nodes = self.nodes if self._by_id is None else self._by_id
-                by_id = {node.pk: node for node in nodes.filter(pk__in=ids).order_by()}
-                return [by_id[pk] for pk in ids]
+                return self._read(ranked[start:stop])
+            if stop is not None and start >= 0 and self._first_slice:
+                rest = self.nodes.exclude(pk__in=ranked)
+                past = rest[max(start - len(ranked), 0) : stop - len(ranked)]
+                return self._read(ranked[start:stop]) + list(past)
         return self.nodes[index]
+
+    def _read(self, ids):
+        """Return the nodes of ``ids``, in their order (one query, none for no ids)."""
+        if not ids:
+            return []
+        nodes = self.nodes if self._by_id is None else self._by_id
+        by_id = {node.pk: node for node in nodes.filter(pk__in=ids).order_by()}
+        return [by_id[pk] for pk in ids]
 
     def __iter__(self):
         return iter(self.nodes)
