@@ -284,3 +284,30 @@ def test_search_finds_words_whose_full_case_folding_would_change_their_letters(s
     write_pages(("Streets", "Die Straße ist groß; ﬁnance."), ("Roads", "A road."))
     found = find_nodes(query)
     assert [node.title for node in found] == ["Streets"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("語", ["Japanese"]),
+        ("本語", ["Japanese"]),
+        ("日本語の", ["Japanese"]),
+        ("ภาษา", ["Thai"]),
+        ("张量", ["Tensors"]),  # not in "张 量", nor in "量张"
+        ("张", ["Tensors", "Apart"]),
+        ("量张并", []),
+    ],
+)
+def test_search_finds_substrings_of_scripts_written_without_spaces_at_any_length(
+    small_tree, query, expected
+):
+    # PostgreSQL looks for them in the nodes its index of their characters and pairs gives
+    # (migration 0037), then in those nodes' text: the same answers as reading every body.
+    write_pages(
+        ("Japanese", "日本語のテキストを検索する。"),
+        ("Thai", "ภาษาไทยเขียนติดกัน"),
+        ("Tensors", "张量并行 splits them."),
+        ("Apart", "张 量 and 量张 are not the word."),
+    )
+    assert found_titles(query, 5) == expected

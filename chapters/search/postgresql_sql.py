@@ -9,7 +9,7 @@ SQL, term by term. Each helper returns ``(sql, params)``.
 
 from django.db import connections
 
-from .query import HEADING_PUNCTUATION, MIN_PREFIX
+from .query import HEADING_PUNCTUATION, MIN_PREFIX, NO_SPACE_SCRIPTS
 
 __all__ = ["LENGTHS", "SLICE", "WIDE", "matches", "ranked"]
 
@@ -162,6 +162,27 @@ def substring(term, title=False):
     return "STRPOS(n.title, %s) > 0 OR STRPOS(n.body_text, %s) > 0", [term.text] * 2
 
 
+def found_substring(term):
+    """Return the condition that the title or body text contains ``term``, as a search's
+    filter: :func:`substring`, after the index of the nodes' runs of characters of the
+    scripts written without spaces (migration 0037), when ``term`` has any.
+
+    That index holds each run's characters and pairs of neighbours
+    (``chapters_spaceless_grams``): every character and pair of ``term`` is in a text that
+    contains it, so the index gives the few nodes to look in, where ``strpos()`` alone
+    (no index serves it) reads every body, and ``LIKE`` the trigram index, which a
+    substring of fewer than three characters has no trigram for.
+    """
+    sql, params = substring(term)
+    if not NO_SPACE_SCRIPTS.search(term.text):
+        return sql, params
+    return (
+        f"chapters_spaceless_grams(n.title || ' ' || n.body_text) "
+        f"@> chapters_spaceless_grams(%s) AND ({sql})",
+        [term.text, *params],
+    )
+
+
 def _met(conditions):
     """Return how many of ``conditions`` a node meets (``ranking.count_met``), as SQL."""
     if not conditions:
@@ -236,9 +257,9 @@ def conditions(nodes, query, every, own_configuration=True):
         if own_configuration:
             found.append(_combine([own(term) for term in words], "AND" if every else "OR"))
     if every:
-        found += [substring(term) for term in substrings]
+        found += [found_substring(term) for term in substrings]
     elif substrings and not words:
-        found.append(_combine([substring(term) for term in substrings], "OR"))
+        found.append(_combine([found_substring(term) for term in substrings], "OR"))
     for term in query.excluded:
         sql, params = (
             substring(term) if term.kind == "substring" else _at("n.search_document", tsquery(term))
@@ -369,7 +390,7 @@ def matches(nodes, term):
     """Return whether any of ``nodes`` matches ``term`` (one query): ``postgresql.matches``."""
     sql = SQL()
     if term.kind == "substring":
-        condition = sql.add(substring(term))
+        condition = sql.add(found_substring(term))
     else:
         condition = sql.add(_combine([_at("n.search_document", tsquery(term)), own(term)], "AND"))
     if nodes.query.where:

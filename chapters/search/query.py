@@ -35,6 +35,7 @@ from .stopwords import ENGLISH_STOP_WORDS
 __all__ = [
     "HEADING_PUNCTUATION",
     "MIN_PREFIX",
+    "NO_SPACE_SCRIPTS",
     "Query",
     "Term",
     "alternatives",
@@ -55,6 +56,7 @@ MIN_PREFIX = 3  # a shorter last word is matched whole: "c" would match half the
 WEB_TERM = re.compile(r'(?P<exclude>-?)(?:"(?P<phrase>[^"]*)"?|(?P<word>[^\s"]+))')
 
 # Scripts written without spaces between words: CJK ideographs, kana, Thai, Lao, Khmer.
+# Migration 0037 indexes their runs with the same class (chapters_spaceless_grams).
 NO_SPACE_SCRIPTS = re.compile(
     "[\u0e00-\u0eff\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
 )
