@@ -5,7 +5,8 @@ Every test runs on both databases and expects the same first result from each (i
 
 import pytest
 
-from chapters.search import answer, find_nodes, suggest
+from chapters import search
+from chapters.search import answer, find_nodes, suggest, top_results
 from tests.helpers import edit, soup
 from tests.search_relevance import found_titles
 
@@ -16,6 +17,11 @@ def write_pages(*pages):
     """Give the small tree's first chapters, in tree order, the ``(title, body)`` of ``pages``."""
     for chapter, (title, body) in zip(CHAPTERS, pages, strict=False):
         edit(chapter, title=title, body=body)
+
+
+def top_titles(query):
+    """Return the titles of the as-you-type list's results for ``query``."""
+    return [result["title"] for result in top_results(query)["results"]]
 
 
 def first(query):
@@ -87,6 +93,27 @@ def test_search_of_words_half_of_which_the_wiki_lacks_is_corrected_first(small_t
         True,
         "memory hierarchy",
     )
+
+
+@pytest.mark.django_db
+def test_a_corrected_query_s_pages_with_some_words_are_never_ranked(small_tree, monkeypatch):
+    write_pages(("Memory Hierarchy", "Caches sit between registers and memory."))
+    backend = search._backend_of("default")
+    ranked = []
+    find = backend.find
+
+    def recorded(nodes, query, title_is_query, *, every=True):
+        ranked.append((" ".join(term.text for term in query.terms), every))
+        return find(nodes, query, title_is_query, every=every)
+
+    monkeypatch.setattr(backend, "find", recorded)
+    assert top_titles("memory heirarchy") == ["Memory Hierarchy"]
+    _parsed, found, corrected = answer("memory heirarchy")
+    assert [node.title for node in found] == ["Memory Hierarchy"]
+    # Every word, in vain; then, in suggest(), the correction, to check that it finds all its
+    # words; then the correction's results. Twice: the as-you-type list, then the page.
+    asked = [("memory heirarchy", True), ("memory hierarchy", True), ("memory hierarchy", True)]
+    assert ranked == asked * 2
 
 
 @pytest.mark.django_db

@@ -29,7 +29,7 @@ from ..models.vocabulary import MAX_WORD_LENGTH
 from ..navigation import breadcrumbs
 from . import kept, postgresql, sqlite
 from .query import edit_distance, parse, query_terms, similarity
-from .results import Found
+from .results import Found, FoundLater
 from .sections import Quoter, marked
 
 __all__ = [
@@ -105,7 +105,9 @@ def find_nodes(query, *, area="", status=""):
         body, HTML and text (their ``sections`` are loaded), their number, whether they
         match every term (``every``) and whether half of the terms or more are found
         nowhere (``few``). Empty when the query has nothing to search for (only
-        punctuation, or only stop words) or none of its terms is found.
+        punctuation, or only stop words) or none of its terms is found. The nodes with
+        some terms only are a :class:`.results.FoundLater`, ranked when first used: a
+        correction may replace them unread (:func:`answer`).
     """
     nodes = _filtered(area, status)
     parsed = parse_query(query) if isinstance(query, str) else query
@@ -122,11 +124,12 @@ def find_nodes(query, *, area="", status=""):
     backend = _backend(nodes)
     found = backend.find(nodes, parsed, equal)
     if len(parsed.terms) > 1 and found.empty():
-        some = backend.find(nodes, parsed, equal, every=False)
-        some.every = False
         known = sum(backend.matches(nodes, term) for term in parsed.terms)
-        some.few = 2 * known <= len(parsed.terms)
-        return some
+        return FoundLater(
+            lambda: backend.find(nodes, parsed, equal, every=False),
+            every=False,
+            few=2 * known <= len(parsed.terms),
+        )
     return found
 
 
@@ -265,8 +268,10 @@ def top_results(query):
         with indexed():
             parsed = parse_query(query)
             found = find_nodes(parsed)
-            nodes = list(found[:TOP_RESULTS])
-            corrected = "" if nodes and not found.few else suggest(query)
+            corrected = suggest(query) if found.few else ""
+            nodes = [] if corrected else list(found[:TOP_RESULTS])
+            if not nodes and not found.few:
+                corrected = suggest(query)
             if corrected:
                 parsed = parse_query(corrected)
                 nodes = list(find_nodes(parsed)[:TOP_RESULTS])

@@ -2,7 +2,7 @@
 
 from functools import cached_property
 
-__all__ = ["Found"]
+__all__ = ["Found", "FoundLater"]
 
 
 class Found:
@@ -96,3 +96,44 @@ class Found:
 
     def __getattr__(self, name):
         return getattr(self.nodes, name)
+
+
+class FoundLater:
+    """A :class:`Found` made when first used: what is known before is kept apart.
+
+    The nodes with some of a query's terms, when half of its terms or more are found
+    nowhere (``few``), are replaced by a correction's whenever there is one
+    (``chapters.search.answer``): ranking them first cost as much as a search (at 20,000
+    nodes, "memory heirarchy" ranked every node holding "memory").
+
+    Args:
+        find: a function returning the :class:`Found`.
+        every: as :class:`Found`'s, known beforehand.
+        few: as :class:`Found`'s, known beforehand.
+    """
+
+    ordered = True
+
+    def __init__(self, find, *, every, few):
+        self._find = find
+        self.every = every
+        self.few = few
+
+    @cached_property
+    def found(self):
+        """Return the :class:`Found` (made on first use)."""
+        return self._find()
+
+    def __len__(self):
+        return len(self.found)
+
+    def __getitem__(self, index):
+        return self.found[index]
+
+    def __iter__(self):
+        return iter(self.found)
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name == "found":
+            raise AttributeError(name)
+        return getattr(self.found, name)
