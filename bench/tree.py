@@ -18,7 +18,7 @@ from django.db import connection, transaction
 
 from chapters.models import Node
 from chapters.outline import build_fixture, parse_outline
-from chapters.words import identifier_parts
+from chapters.words import identifier_parts, spaceless_grams
 
 from . import bodies
 
@@ -110,6 +110,7 @@ def create_tree(size):
         paths[row["pk"]] = f"{paths[parent]}/{fields['slug']}" if parent else fields["slug"]
         fields.update(pk=row["pk"], parent_id=parent, path=paths[row["pk"]], updated=UPDATED)
         fields["title_parts"] = identifier_parts(fields["title"])
+        fields["grams"] = spaceless_grams(fields["title"])
         if fields["kind"] == Node.Kind.CHAPTER:
             body, html, text, headings, sections, parts = pool[len(chapters) % len(pool)]
             fields.update(
@@ -119,6 +120,7 @@ def create_tree(size):
                 headings=headings,
                 sections=sections,
                 text_parts=parts,
+                grams=spaceless_grams(fields["title"], text),
             )
             fields["status"] = STATUSES[len(chapters) % len(STATUSES)]
             chapters.append(fields["path"])

@@ -12,7 +12,17 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["IDENTIFIER", "WORD", "fold", "hump_words", "identifier_parts", "joined", "words"]
+__all__ = [
+    "IDENTIFIER",
+    "NO_SPACE_SCRIPTS",
+    "WORD",
+    "fold",
+    "hump_words",
+    "identifier_parts",
+    "joined",
+    "spaceless_grams",
+    "words",
+]
 
 # A word: a run of letters and digits, as PostgreSQL's parser and FTS5's unicode61 read them.
 WORD = re.compile(r"[^\W_]+")
@@ -22,6 +32,11 @@ PATH_SEPARATOR = re.compile("[./]+")
 # Where a word written in camel case has a new part: a capital after a small letter or a
 # digit ("getElement"), or a capital followed by a small letter after capitals ("HTTPServer").
 HUMP = re.compile("(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+# Scripts written without spaces between words: CJK ideographs, kana, Thai, Lao, Khmer.
+NO_SPACE_SCRIPTS = re.compile(
+    "[\u0e00-\u0eff\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+)
+SPACELESS_RUN = re.compile(NO_SPACE_SCRIPTS.pattern + "+")
 
 
 @lru_cache(maxsize=65536)
@@ -103,6 +118,27 @@ def identifier_parts(text):
         for part in WORD.findall(identifier):
             found.extend(hump_words(part))
     return " ".join(found)
+
+
+def spaceless_grams(*texts):
+    """Return the characters and pairs of neighbouring characters of the runs of scripts
+    written without spaces (:data:`NO_SPACE_SCRIPTS`) in ``texts``, which search indexes.
+
+    A substring of such a script is in a text only if each of its characters and pairs is
+    (the principle of n-gram indexes: Zobel and Moffat, "Inverted files for text search
+    engines", 2006), so an index of them gives the few texts to look in for "张量", which
+    has no trigram for the trigram indexes.
+
+    Returns:
+        The distinct characters and pairs, sorted, separated by spaces; "" when there are
+        none.
+    """
+    grams = set()
+    for text in texts:
+        for run in SPACELESS_RUN.findall(text):
+            grams.update(run)
+            grams.update(run[start : start + 2] for start in range(len(run) - 1))
+    return " ".join(sorted(grams))
 
 
 def joined(identifier):

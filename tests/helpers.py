@@ -14,7 +14,7 @@ from django_tasks_db.models import DBTaskResult
 
 from chapters.models import Node
 from chapters.outline import build_fixture, parse_outline
-from chapters.words import identifier_parts
+from chapters.words import identifier_parts, spaceless_grams
 from chapters.worker import Worker
 
 __all__ = [
@@ -109,6 +109,7 @@ def build_tree(outline):
             node.text_parts,
         ) = rendered[node.body]  # fmt: skip
         node.title_parts = identifier_parts(node.title)
+        node.grams = spaceless_grams(node.title, node.body_text)
         nodes.append(node)
     Node.objects.bulk_create(nodes)
     revision = Node.history.model

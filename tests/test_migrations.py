@@ -110,14 +110,19 @@ def test_migration_of_the_checks_keeps_the_node_table_s_triggers_and_indexes():
     executor = MigrationExecutor(connection)
     executor.migrate([("chapters", "0019_notifications")])
     # 0029_search adds the triggers of SQLite's chapters_node_text, 0032_search_statistics
-    # PostgreSQL's index chapters_node_words and 0034_search_vocabulary the vocabulary's
-    # triggers, which 0019 has not.
+    # PostgreSQL's index chapters_node_words, 0034_search_vocabulary the vocabulary's
+    # triggers, 0036_search_first_slice PostgreSQL's index chapters_node_title_headings and
+    # 0037_spaceless_grams the triggers of SQLite's chapters_node_grams or PostgreSQL's index
+    # of that name, which 0019 has not.
     added = [
         name
         for name in latest
-        if name.startswith(("chapters_node_text_", "chapters_search_words_"))
+        if name.startswith(
+            ("chapters_node_text_", "chapters_search_words_", "chapters_node_grams_")
+        )
     ]
-    added += ["chapters_node_words"] if connection.vendor == "postgresql" else []
+    if connection.vendor == "postgresql":
+        added += ["chapters_node_words", "chapters_node_title_headings", "chapters_node_grams"]
     assert extras() == [name for name in latest if name not in added]
     migrate_to_latest()
     assert extras() == latest
@@ -158,3 +163,22 @@ def test_migration_fills_the_vocabulary_and_is_undone():
     assert "chapters_search_word" not in connection.introspection.table_names()
     migrate_to_latest()
     assert Word.objects.count() == 12
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migration_fills_the_grams_its_index_finds_and_is_undone():
+    store_before("0036_search_first_slice", body_text="张量并行 splits the weights; ภาษาไทย too.")
+    migrate_to_latest()
+    from chapters.search import find_nodes
+
+    assert Node.objects.get(slug="area").grams == (
+        "ท ทย ภ ภา ย ษ ษา า าษ าไ ไ ไท 并 并行 张 张量 行 量 量并"
+    )
+    assert [node.title for node in find_nodes("量并")] == ["Area"]
+    assert [node.title for node in find_nodes("ไท")] == ["Area"]
+    assert [node.title for node in find_nodes("并张")] == []
+    executor = MigrationExecutor(connection)
+    executor.migrate([("chapters", "0036_search_first_slice")])
+    assert "chapters_node_grams" not in connection.introspection.table_names()
+    migrate_to_latest()
+    assert [node.title for node in find_nodes("张")] == ["Area"]

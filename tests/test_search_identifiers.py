@@ -9,7 +9,7 @@ the page that writes the identifier itself first. Every test runs on both databa
 import pytest
 
 from chapters.search import find_nodes, highlight, snippet
-from chapters.words import identifier_parts
+from chapters.words import identifier_parts, spaceless_grams
 from tests.search_relevance import found_titles
 from tests.test_search_questions import first, write_pages
 
@@ -154,3 +154,16 @@ def test_snippet_of_words_apart_found_by_an_identifier_marks_them(small_tree):
 )
 def test_identifier_parts_split_humps_and_join_separated_words(text, parts):
     assert identifier_parts(text) == parts
+
+
+@pytest.mark.parametrize(
+    "texts, grams",
+    [
+        (["张量并行"], "并 并行 张 张量 行 量 量并"),
+        (["張", "日本語 and カナ"], "カ カナ ナ 張 日 日本 本 本語 語"),
+        (["ภาษา"], "ภ ภา ษ ษา า าษ"),
+        (["plain text, Ünïcode"], ""),
+    ],
+)
+def test_spaceless_grams_are_each_run_s_characters_and_pairs(texts, grams):
+    assert spaceless_grams(*texts) == grams

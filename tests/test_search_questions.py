@@ -338,3 +338,14 @@ def test_search_finds_substrings_of_scripts_written_without_spaces_at_any_length
         ("Apart", "张 量 and 量张 are not the word."),
     )
     assert found_titles(query, 5) == expected
+
+
+@pytest.mark.django_db
+def test_search_finds_a_short_substring_after_the_title_or_body_holding_it_changes(small_tree):
+    write_pages(("Tensors", "Splits them."), ("Parallel", "张量并行"))
+    edit("Tensors", title="张量笔记")
+    assert found_titles("张量", 5) == ["张量笔记", "Parallel"]
+    edit("Parallel", body="模型并行")
+    edit("张量笔记", title="Notes")
+    assert found_titles("张量", 5) == []
+    assert found_titles("并", 5) == ["Parallel"]

@@ -29,7 +29,7 @@ SVG = "http://www.w3.org/2000/svg"
 
 # A node's texts, left out of a book's nodes: a book reads its bodies' HTML a few at a time
 # (:meth:`Book.bodies`), so that the whole curriculum's are never in memory at once.
-TEXT_FIELDS = ("body", "body_html", "body_text", "sections", "text_parts")
+TEXT_FIELDS = ("body", "body_html", "body_text", "sections", "text_parts", "grams")
 
 
 @dataclass

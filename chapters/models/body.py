@@ -9,7 +9,7 @@ from django.db import transaction
 
 from chapters.markdown import MarkdownError
 from chapters.reading_time import count_words
-from chapters.words import identifier_parts
+from chapters.words import identifier_parts, spaceless_grams
 
 from .links import Link, PathRedirect
 from .media import MediaUse
@@ -118,6 +118,7 @@ class NodeBody:
                     sections=self.sections,
                     words=self.words,
                     text_parts=self.text_parts,
+                    grams=spaceless_grams(self.title, self.body_text),
                 )
             )
             if stored:

@@ -20,7 +20,7 @@ from mptt.models import MPTTModel, TreeForeignKey
 from simple_history.models import HistoricalRecords
 
 from chapters.markdown import BODY_MAX_LENGTH, MERMAID_MARK
-from chapters.words import identifier_parts
+from chapters.words import identifier_parts, spaceless_grams
 
 from . import rules
 from .body import NodeBody
@@ -39,7 +39,7 @@ __all__ = [
 # The fields save() computes, written whatever update_fields says.
 DERIVED_FIELDS = (
     "slug", "path", "body_html", "body_text", "headings", "sections", "words", "updated",
-    "title_parts", "text_parts",
+    "title_parts", "text_parts", "grams",
 )  # fmt: skip
 
 # The fields a save reads of the node as stored, under the lock.
@@ -107,6 +107,10 @@ class Node(NodeRules, NodePaths, NodeBody, NodeDeletion, MPTTModel):
     # beside them (migration 0033).
     title_parts = models.TextField(blank=True, default="", editable=False)
     text_parts = models.TextField(blank=True, default="", editable=False)
+    # The characters and pairs of characters of the title and body_text in the scripts
+    # written without spaces (chapters.words.spaceless_grams), which search indexes to find
+    # their substrings (migration 0037).
+    grams = models.TextField(blank=True, default="", editable=False)
     # The ids of the chapters this one builds on, in reading order (.prerequisites).
     requires = models.JSONField(
         default=list,
@@ -131,6 +135,7 @@ class Node(NodeRules, NodePaths, NodeBody, NodeDeletion, MPTTModel):
             "words",
             "title_parts",
             "text_parts",
+            "grams",
         ],
         history_change_reason_field=models.TextField(null=True, blank=True),
         bases=[DeletionFields],
@@ -216,6 +221,7 @@ class Node(NodeRules, NodePaths, NodeBody, NodeDeletion, MPTTModel):
         old_path, old_title = stored.get("path"), stored.get("title")
         links, plain = self._rendering(write, stored)
         self.title_parts = identifier_parts(self.title)
+        self.grams = spaceless_grams(self.title, self.body_text)
         self.updated = self._history_date = timezone.now()
         if getattr(self, "_history_user", None) is None and write.user is not None:
             self._history_user = write.user

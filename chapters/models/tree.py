@@ -225,7 +225,14 @@ class NodeQuerySet(TreeQuerySet):
             ``words``: sections sum them for their reading time).
         """
         return self.defer(
-            "body", "body_html", "body_text", "headings", "sections", "requires", "text_parts"
+            "body",
+            "body_html",
+            "body_text",
+            "headings",
+            "sections",
+            "requires",
+            "text_parts",
+            "grams",
         )
 
     def in_area(self, slug):

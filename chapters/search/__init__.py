@@ -163,7 +163,7 @@ def answer(query, *, area="", status=""):
 def _filtered(area, status):
     """Return the nodes of ``area`` and ``status`` ("" for all), without bodies, HTML and
     the text search matches (snippets quote ``sections``)."""
-    nodes = Node.objects.defer("body", "body_html", "body_text", "text_parts")
+    nodes = Node.objects.defer("body", "body_html", "body_text", "text_parts", "grams")
     if area:
         nodes = nodes.in_area(area)
     if status:

@@ -9,7 +9,8 @@ SQL, term by term. Each helper returns ``(sql, params)``.
 
 from django.db import connections
 
-from .query import HEADING_PUNCTUATION, MIN_PREFIX, NO_SPACE_SCRIPTS
+from ..words import spaceless_grams
+from .query import HEADING_PUNCTUATION, MIN_PREFIX
 
 __all__ = ["LENGTHS", "SLICE", "WIDE", "matches", "ranked"]
 
@@ -19,7 +20,7 @@ SLICE = 100  # matches ranked by relevance; the rest follow from the queryset (F
 # ranked (first_slice), as reading every match's vectors out of TOAST to rank it costs about
 # 35 microseconds a match (bench/README.md, "Issue 26: a first slice").
 WIDE = 1000
-HELD = 300  # the most matches of a first slice that hold a term in the title or a heading
+HELD = SLICE  # the most matches of a first slice with a term in the title or a heading
 BM25_WEIGHTS = "'{0.0,0.25,1.0,0.0}'::float4[]"  # postgresql.BM25_WEIGHTS, as SQL
 K1, B = 1.2, 0.75  # postgresql.K1, postgresql.B
 # The number of nodes and their mean length: their words and their identifiers' parts' (the
@@ -36,14 +37,15 @@ TITLE, HEADINGS = "A", "B"
 LEXEME = r"'((?:[^']|'')*)'(?::(\*))?"
 
 # A first slice's matches that hold a term of the query in the title or a heading, found by
-# the index on the stored document's weights A and B (migration 0036): those with a term in
-# the title first (the title and its identifiers' parts, parsed again: a few words), then
-# the shortest titles.
-HOLDING = """SELECT n.id FROM chapters_node n
+# the index on the stored document's weights A and B (migration 0036): those with more terms
+# in the title first (the title and its identifiers' parts, parsed again: a few words), then
+# the shorter titles.
+HOLDING = """SELECT n.id FROM chapters_node n CROSS JOIN LATERAL (
+    SELECT to_tsvector('chapters_english'::regconfig, n.title || ' ' || n.title_parts)
+        || to_tsvector('chapters_simple'::regconfig, n.title || ' ' || n.title_parts) AS vector
+) title
 WHERE ts_filter(n.search_document, '{{a,b}}') @@ ({held}) AND {conditions}
-ORDER BY (to_tsvector('chapters_english'::regconfig, n.title || ' ' || n.title_parts)
-    || to_tsvector('chapters_simple'::regconfig, n.title || ' ' || n.title_parts)) @@ ({title})
-    DESC, length(n.title), n.tree_id, n.lft LIMIT {limit}"""
+ORDER BY {in_title} DESC, length(n.title), n.tree_id, n.lft LIMIT {limit}"""
 # The shortest matches, by the words of their headings and body, and the number of all.
 SHORTEST = """SELECT n.id, COUNT(*) OVER () FROM chapters_node n WHERE {conditions}
 ORDER BY n.words + n.part_words, n.tree_id, n.lft LIMIT {limit}"""
@@ -164,23 +166,19 @@ def substring(term, title=False):
 
 def found_substring(term):
     """Return the condition that the title or body text contains ``term``, as a search's
-    filter: :func:`substring`, after the index of the nodes' runs of characters of the
-    scripts written without spaces (migration 0037), when ``term`` has any.
+    filter: :func:`substring`, in the nodes holding every character and pair of ``term``
+    in the scripts written without spaces (``Node.grams``, ``words.spaceless_grams``), when
+    it has any.
 
-    That index holds each run's characters and pairs of neighbours
-    (``chapters_spaceless_grams``): every character and pair of ``term`` is in a text that
-    contains it, so the index gives the few nodes to look in, where ``strpos()`` alone
-    (no index serves it) reads every body, and ``LIKE`` the trigram index, which a
+    Their GIN index (migration 0037) gives the few nodes to look in, where ``strpos()``
+    alone (no index serves it) reads every body, and ``LIKE`` the trigram index, which a
     substring of fewer than three characters has no trigram for.
     """
     sql, params = substring(term)
-    if not NO_SPACE_SCRIPTS.search(term.text):
+    grams = spaceless_grams(term.text).split()
+    if not grams:
         return sql, params
-    return (
-        f"chapters_spaceless_grams(n.title || ' ' || n.body_text) "
-        f"@> chapters_spaceless_grams(%s) AND ({sql})",
-        [term.text, *params],
-    )
+    return f"string_to_array(n.grams, ' ') @> %s::text[] AND ({sql})", [grams, *params]
 
 
 def _met(conditions):
@@ -314,9 +312,12 @@ def first_slice(nodes, query, every):
             return None
         sql = SQL()
         words = [term for term in query.terms if term.kind != "substring"]
-        held = _combine([tsquery(term) for term in words], "||")
+        queries = [tsquery(term) for term in words]
         text = HOLDING.format(
-            held=sql.add(held), conditions=sql.add(loose), title=sql.add(held), limit=HELD
+            held=sql.add(_combine(queries, "||")),
+            conditions=sql.add(loose),
+            in_title=sql.add(_met([_at("title.vector", query) for query in queries])),
+            limit=HELD,
         )
         cursor.execute(text, sql.params)
         holding = [pk for (pk,) in cursor.fetchall()]

@@ -28,14 +28,13 @@ from itertools import islice
 
 import snowballstemmer
 
-from ..words import IDENTIFIER, WORD, fold, hump_words, words
+from ..words import IDENTIFIER, NO_SPACE_SCRIPTS, WORD, fold, hump_words, words
 from .spelling import variants as spelling_variants
 from .stopwords import ENGLISH_STOP_WORDS
 
 __all__ = [
     "HEADING_PUNCTUATION",
     "MIN_PREFIX",
-    "NO_SPACE_SCRIPTS",
     "Query",
     "Term",
     "alternatives",
@@ -55,11 +54,6 @@ MIN_PREFIX = 3  # a shorter last word is matched whole: "c" would match half the
 # may be missing, as websearch_to_tsquery allows) or a run of other characters.
 WEB_TERM = re.compile(r'(?P<exclude>-?)(?:"(?P<phrase>[^"]*)"?|(?P<word>[^\s"]+))')
 
-# Scripts written without spaces between words: CJK ideographs, kana, Thai, Lao, Khmer.
-# Migration 0037 indexes their runs with the same class (chapters_spaceless_grams).
-NO_SPACE_SCRIPTS = re.compile(
-    "[\u0e00-\u0eff\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
-)
 CYRILLIC = re.compile("[\u0400-\u04ff]")
 ASCII_WORD = re.compile("[a-z0-9]+")
 EDGES = re.compile(r"^[\W_]+|[\W_]+$")  # what an identifier is typed between: "os.path.join()"

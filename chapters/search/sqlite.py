@@ -1,6 +1,6 @@
-"""Search on SQLite: three FTS5 indexes of the nodes' titles, headings and body texts.
+"""Search on SQLite: four FTS5 indexes of the nodes' titles, headings and body texts.
 
-Migrations 0015, 0029 and 0033 make them, kept in step with ``chapters_node`` by triggers on
+Migrations 0015, 0029, 0033 and 0037 make them, kept in step with ``chapters_node`` by triggers on
 every insert, update and delete (from ``save()``, ``update()``, ``loaddata`` or a shell
 alike):
 
@@ -14,8 +14,10 @@ alike):
   identifiers' parts), tokenized alike: what ``bm25()`` ranks bodies by, without the title,
   whose length FTS5 would count in the row's;
 - ``chapters_node_trigram`` (external content), tokenized by ``trigram``: substrings of
-  three characters or more, for text without spaces (Chinese, Japanese); a substring of one
-  or two characters is looked for with ``LIKE``.
+  three characters or more, for text without spaces (Chinese, Japanese);
+- ``chapters_node_grams`` (external content: ``Node.grams``, the characters and pairs of
+  characters of those scripts), tokenized by ``ascii``: the nodes to look in, with
+  ``instr()``, for a substring of one or two characters, which has no trigram.
 
 Typos are corrected from the wiki's vocabulary (``Word``, migration 0034), whose words the
 FTS5 table ``chapters_search_word_trigram`` finds by their trigrams (:func:`similar_words`).
@@ -30,6 +32,7 @@ from django.db import connections
 from django.db.models import F, IntegerField, Q
 from django.db.models.expressions import RawSQL
 
+from ..words import spaceless_grams
 from .query import HEADING_PUNCTUATION, MIN_PREFIX, trigrams
 from .results import Found
 
@@ -61,6 +64,7 @@ MATCH = "SELECT rowid FROM {table} WHERE {table} MATCH %s"
 INDEX_MATCH = MATCH.format(table="chapters_node_search")
 TITLE = "{title title_parts} : "  # the columns of the title and its identifiers' parts
 TEXT_MATCH = MATCH.format(table="chapters_node_text")
+GRAMS = "chapters_node_grams"  # Node.grams, by the ascii tokenizer (migration 0037)
 
 # The first SLICE matches in the order of ranking.ORDER, and the number of all matches.
 RANKED = """{scored}
@@ -112,7 +116,19 @@ def _substring(term):
     """Return a condition true for nodes whose title or body text contains ``term``."""
     if len(term.text) >= MIN_PREFIX:
         return _matching(_string(term.text), "chapters_node_trigram")
-    return Q(title__contains=term.text) | Q(body_text__contains=term.text)
+    contains = Q(title__contains=term.text) | Q(body_text__contains=term.text)
+    grams = _grams(term)
+    return _matching(grams, GRAMS) & contains if grams else contains
+
+
+def _grams(term):
+    """Return the FTS5 expression of the characters and pairs of ``term`` in the scripts
+    written without spaces (``words.spaceless_grams``), or "" for none.
+
+    A node holding ``term`` holds them all in ``Node.grams``, which :data:`GRAMS` indexes
+    (migration 0037): the nodes to look in for a substring too short for a trigram.
+    """
+    return " AND ".join(_string(gram) for gram in spaceless_grams(term.text).split())
 
 
 def find(nodes, query, title_is_query, *, every=True):
@@ -277,7 +293,11 @@ def _sql(term, title=False):
     if len(term.text) >= MIN_PREFIX:
         trigram = MATCH.format(table="chapters_node_trigram")
         return f"n.id IN ({trigram})", [_string(term.text)]
-    return "instr(n.title, %s) > 0 OR instr(n.body_text, %s) > 0", [term.text, term.text]
+    contains = "instr(n.title, %s) > 0 OR instr(n.body_text, %s) > 0"
+    grams = _grams(term)
+    if not grams:
+        return contains, [term.text, term.text]
+    return f"n.id IN ({MATCH.format(table=GRAMS)}) AND ({contains})", [grams, *[term.text] * 2]
 
 
 def _like(text):

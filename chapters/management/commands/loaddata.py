@@ -34,7 +34,7 @@ from django.core.management.commands import loaddata
 
 from chapters.markdown import MarkdownError
 from chapters.models import PATH_MAX_LENGTH, REVISION_FIELDS, Node, PathRedirect, tree_write
-from chapters.words import identifier_parts
+from chapters.words import identifier_parts, spaceless_grams
 
 
 class Command(loaddata.Command):
@@ -107,6 +107,7 @@ class Command(loaddata.Command):
                     words=node.words,
                     title_parts=identifier_parts(node.title),
                     text_parts=node.text_parts,
+                    grams=spaceless_grams(node.title, node.body_text),
                 )
                 node.store_references(links)
                 record_loaded_revision(node)
