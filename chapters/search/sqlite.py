@@ -206,7 +206,8 @@ def _ranked(base, query, every, words):
     read from the index ``chapters_node_outline`` (tree order, title, status and path), and
     every condition is a lookup in a set of ids the FTS5 tables give: a row of the node
     table, with its body and HTML, is not read, though a broad word matches thousands
-    (but for a substring too short for the trigram index, looked for in every body).
+    (but for a substring too short for the trigram index, looked for in the bodies of the
+    nodes holding its characters and pairs, ``chapters_node_grams``).
     """
     params = []
 
@@ -252,7 +253,8 @@ def _ranked(base, query, every, words):
     if base.query.where:
         sql, sql_params = base.values("pk").order_by().query.sql_with_params()
         conditions.append((f"n.id IN ({sql})", sql_params))
-    # A substring shorter than a trigram is looked for in every body: a scan of the table.
+    # A substring shorter than a trigram: the nodes its grams give, read by rowid (the planner
+    # chooses; the outline index would be read whole).
     short = [
         t
         for t in query.terms + query.excluded
