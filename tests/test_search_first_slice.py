@@ -1,16 +1,32 @@
-"""Past ``WIDE`` matches, PostgreSQL ranks a first slice of them (issue 26).
+"""Past ``WIDE`` matches, search ranks a first slice of them (issue 26).
 
-``postgresql_sql.first_slice`` takes the matches holding a word of the query in the title
-or a heading (an index of the stored document's weights A and B, migration 0036) and the
-``SLICE`` shortest of all, and ranks those by every key: reading each match's vectors out of
-TOAST to rank them all cost about 35 microseconds a match. The thresholds are lowered here
-to the small tree's size; the cost is measured by ``bench/search.py``, never here.
+PostgreSQL's ``postgresql_sql.first_slice`` takes the matches holding a word of the query in
+the title or a heading (an index of the stored document's weights A and B, migration 0036)
+and the ``SLICE`` shortest of all, and ranks those by every key: reading each match's vectors
+out of TOAST to rank them all cost about 35 microseconds a match. SQLite's
+``sqlite._first_slice`` takes the holders and the ``SLICE`` of the highest ``bm25()``, which
+FTS5 computes for every match in one pass. The thresholds are lowered here to the small
+tree's size; the cost is measured by ``bench/search.py``, never here.
 """
 
 import pytest
 
-from chapters.search import find_nodes, indexed, postgresql_sql
+from chapters.search import find_nodes, indexed, postgresql_sql, sqlite
 from tests.test_search_questions import write_pages
+
+
+@pytest.fixture
+def wide(monkeypatch):
+    """Rank a first slice past 2 matches, on both databases; return a function that sets
+    the slice's size."""
+
+    def slice_of(size):
+        for backend in (postgresql_sql, sqlite):
+            monkeypatch.setattr(backend, "WIDE", 2)
+            monkeypatch.setattr(backend, "SLICE", size)
+
+    return slice_of
+
 
 FILLER = "Queues hold the requests that wait for a worker of the service. "
 
@@ -75,3 +91,22 @@ def test_a_first_slice_keeps_the_conditions_of_every_word(broad_word):
         # Both words: the heading's page and the long body (its filler says "Queues").
         assert titles(found[:3]) == ["Queues", "Tail Notes"]
         assert found.count() == 2
+
+
+@pytest.mark.django_db
+def test_a_first_slice_can_leave_out_a_long_page_with_the_words_side_by_side(
+    small_tree, wide, monkeypatch
+):
+    write_pages(
+        ("Notes A", "Latency grows at the tail."),
+        ("Notes B", "The tail of the latency curve."),
+        ("Long", FILLER * 20 + "Tail latency matters."),
+    )
+    with indexed():
+        # Every node ranked: the words side by side come first (ranking.ORDER).
+        assert titles(find_nodes("tail latency")[:3]) == ["Long", "Notes A", "Notes B"]
+        wide(2)
+        found = find_nodes("tail latency")
+        # The slice: the two shortest (PostgreSQL), of the highest bm25() (SQLite).
+        assert sorted(titles(found[:2])) == ["Notes A", "Notes B"]
+        assert (titles(found[2:5]), found.count()) == (["Long"], 3)

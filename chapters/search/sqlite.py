@@ -41,6 +41,7 @@ __all__ = ["find", "indexed", "matches", "similar_words"]
 WORD_SIMILARITY = 0.3  # the least trigram similarity of a correction, as on PostgreSQL
 TRIGRAM = "chapters_search_word_trigram"  # the vocabulary's words by trigram (migration 0034)
 SLICE = 100  # matches ranked by relevance; the rest follow in tree order
+WIDE = 1000  # the most matches ranked all: past it, a first slice of them (_first_slice)
 HEADING_WEIGHT = 4.0  # bm25()'s weight of the headings, the body's (and its parts') being 1
 
 # The bm25() of every node whose headings or body match, computed once in the index's own
@@ -260,8 +261,12 @@ def _ranked(base, query, every, words):
         for t in query.terms + query.excluded
         if t.kind == "substring" and len(t.text) < MIN_PREFIX
     ]
+    indexed = "" if short else "INDEXED BY chapters_node_outline"
+    count = _count_past_wide(base.db, indexed, conditions) if words else None
+    if count is not None:
+        conditions.append(_first_slice(words))
     sql = RANKED.format(
-        indexed="" if short else "INDEXED BY chapters_node_outline",
+        indexed=indexed,
         scored=SCORED.format(weight=HEADING_WEIGHT) if words else "",
         score="(SELECT score FROM scored WHERE scored.node = n.id)" if words else "NULL",
         title_is_query=title_is_query,
@@ -281,7 +286,42 @@ def _ranked(base, query, every, words):
     with connections[base.db].cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
+    if count is not None:
+        return [pk for pk, _ in rows], count
     return [pk for pk, _ in rows], rows[0][1] if rows else 0
+
+
+def _count_past_wide(using, indexed, conditions):
+    """Return the number of nodes meeting ``conditions`` (SQL and params) when they are more
+    than :data:`WIDE`, else None (reading :data:`WIDE` of them at most)."""
+    where = " AND ".join(f"({sql})" for sql, _ in conditions)
+    params = [param for _, condition_params in conditions for param in condition_params]
+    matching = f"SELECT 1 FROM chapters_node n {indexed} WHERE {where}"
+    with connections[using].cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM ({matching} LIMIT {WIDE + 1})", params)
+        if cursor.fetchone()[0] <= WIDE:
+            return None
+        cursor.execute(f"SELECT count(*) FROM ({matching})", params)
+        return cursor.fetchone()[0]
+
+
+def _first_slice(words):
+    """Return the condition (SQL and params) of a first slice of the matches, which
+    :func:`_ranked` ranks past :data:`WIDE` matches rather than every match.
+
+    The slice holds the :data:`SLICE` matches of the highest ``bm25()`` (FTS5's pass computes
+    it for every match at once, the ``scored`` of :data:`SCORED`) and those with a word of
+    the query in the title or a heading, whose keys come first in ``ranking.ORDER``; the
+    rest of the keys, read for each node ranked, are read for them only. A page with the
+    query's words side by side but few of them in a long body can be left out, as on
+    PostgreSQL (``postgresql_sql.first_slice``).
+    """
+    any_word = "(" + " OR ".join(_expression(term.as_typed()) for term in words) + ")"
+    return (
+        f"n.id IN (SELECT node FROM (SELECT node FROM scored ORDER BY score LIMIT {SLICE}) "
+        f"UNION {INDEX_MATCH} UNION {TEXT_MATCH})",
+        [TITLE + any_word, "headings : " + any_word],
+    )
 
 
 def _sql(term, title=False):
