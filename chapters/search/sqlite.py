@@ -139,7 +139,9 @@ def find(nodes, query, title_is_query, *, every=True):
     Order (docs/search.md, "Ranking"): the keys of :data:`.ranking.ORDER`, with this
     ``relevance``: FTS5's ``bm25()`` of the headings and body (``chapters_node_text``),
     headings weighted :data:`HEADING_WEIGHT` times the body. The first :data:`SLICE` are
-    ranked so in one query, which also counts the matches; the rest follow in tree order.
+    ranked so in one query, which also counts the matches (past :data:`WIDE` matches,
+    among a first slice of them, counted apart: :func:`_first_slice`); the rest follow in
+    tree order.
 
     ``title_is_query``, the expression PostgreSQL orders by, is not used: the ranking query
     compares the titles of :meth:`.query.Query.titles` itself, as SQL.
@@ -262,7 +264,7 @@ def _ranked(base, query, every, words):
         if t.kind == "substring" and len(t.text) < MIN_PREFIX
     ]
     indexed = "" if short else "INDEXED BY chapters_node_outline"
-    count = _count_past_wide(base.db, indexed, conditions) if words else None
+    count = _count_past_wide(base.db, indexed, conditions, joined) if words else None
     if count is not None:
         conditions.append(_first_slice(words))
     sql = RANKED.format(
@@ -291,18 +293,23 @@ def _ranked(base, query, every, words):
     return [pk for pk, _ in rows], rows[0][1] if rows else 0
 
 
-def _count_past_wide(using, indexed, conditions):
+def _count_past_wide(using, indexed, conditions, words):
     """Return the number of nodes meeting ``conditions`` (SQL and params) when they are more
-    than :data:`WIDE`, else None (reading :data:`WIDE` of them at most)."""
+    than :data:`WIDE`, else None.
+
+    The nodes whose index row matches ``words`` (the FTS5 expression of the query's words)
+    are counted first, up to :data:`WIDE` and one: the nodes meeting every condition are
+    among them, and a word found in few nodes costs a few index lookups.
+    """
     where = " AND ".join(f"({sql})" for sql, _ in conditions)
     params = [param for _, condition_params in conditions for param in condition_params]
-    matching = f"SELECT 1 FROM chapters_node n {indexed} WHERE {where}"
     with connections[using].cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM ({matching} LIMIT {WIDE + 1})", params)
+        cursor.execute(f"SELECT count(*) FROM ({INDEX_MATCH} LIMIT {WIDE + 1})", [words])
         if cursor.fetchone()[0] <= WIDE:
             return None
-        cursor.execute(f"SELECT count(*) FROM ({matching})", params)
-        return cursor.fetchone()[0]
+        cursor.execute(f"SELECT count(*) FROM chapters_node n {indexed} WHERE {where}", params)
+        count = cursor.fetchone()[0]
+        return count if count > WIDE else None
 
 
 def _first_slice(words):
