@@ -4,7 +4,7 @@ spaces in each node's title and body text, indexed for substring search.
 A query in Chinese, Japanese or Thai is matched as a substring of the title or body text
 (``chapters.search.query``, "substring"). From three characters on, the trigram indexes
 serve it; a query of one or two characters ("张量") has no trigram, so every body was read:
-at 20,000 nodes, about 320 ms on PostgreSQL and 170 ms on SQLite for a word no page holds.
+at 20,000 nodes, about 340 ms on PostgreSQL and 170 ms on SQLite for a word no page holds.
 
 ``chapters.words.spaceless_grams`` makes the column as the node is saved, as
 ``identifier_parts`` makes ``title_parts`` and ``text_parts``; this migration fills it for
