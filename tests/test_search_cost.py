@@ -9,7 +9,7 @@ cost itself is measured by ``bench/search.py``, never here.
 
 import pytest
 
-from chapters.models import Synonym
+from chapters.models import Node, Synonym
 from chapters.search import find_nodes, indexed, kept
 from tests.search_relevance import QUERIES, add_relevance_nodes
 
@@ -56,3 +56,17 @@ def test_synonyms_are_read_once_per_version_and_again_after_a_change(
         assert kept.synonyms_of(["colour"]) == {"colour": ["color", "kolor"]}
     with indexed(), django_assert_num_queries(0):
         assert kept.synonyms_of(["kolor"]) == {"kolor": ["colour"]}
+
+
+@pytest.mark.django_db
+def test_the_number_of_nodes_is_read_once_per_version_and_again_after_a_write(
+    small_tree, django_assert_num_queries, monkeypatch
+):
+    monkeypatch.setattr(kept, "_nodes", (None, None, 0))
+    with indexed(), django_assert_num_queries(1):  # the number, at the version read first
+        assert kept.node_count("default") == 11
+    with indexed(), django_assert_num_queries(0):
+        assert kept.node_count("default") == 11
+    Node.objects.filter(title="Chapter Six").delete()
+    with indexed(), django_assert_num_queries(1):
+        assert kept.node_count("default") == 10

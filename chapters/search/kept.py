@@ -15,13 +15,15 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from ..caching.version_watch import watch
-from ..models import Synonym
+from ..models import Node, Synonym
 
-__all__ = ["at_version", "synonyms_of"]
+__all__ = ["at_version", "node_count", "synonyms_of"]
 
 _VERSION = ContextVar("search_version", default=None)
 # (the wiki's version token, {word: [its other spellings]}) of the table read last.
 _table = (None, {})
+# (the wiki's version token, a database alias, the number of its nodes) read last.
+_nodes = (None, None, 0)
 
 
 @contextmanager
@@ -57,3 +59,16 @@ def synonyms_of(words):
         table = Synonym.objects.table()
         _table = (version, table)
     return {word: list(table[word]) for word in dict.fromkeys(words) if word in table}
+
+
+def node_count(using):
+    """Return the number of nodes in database ``using``, read once per version of the wiki.
+
+    SQLite's search asks it to know whether a query may match more nodes than it ranks
+    match by match (``sqlite.WIDE``): below that, it never counts the matches apart.
+    """
+    global _nodes
+    version = _VERSION.get() or watch.current()[0]
+    if _nodes[:2] != (version, using):
+        _nodes = (version, using, Node.objects.using(using).count())
+    return _nodes[2]

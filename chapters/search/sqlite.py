@@ -33,6 +33,7 @@ from django.db.models import F, IntegerField, Q
 from django.db.models.expressions import RawSQL
 
 from ..words import spaceless_grams
+from . import kept
 from .query import HEADING_PUNCTUATION, MIN_PREFIX, trigrams
 from .results import Found
 
@@ -264,7 +265,8 @@ def _ranked(base, query, every, words):
         if t.kind == "substring" and len(t.text) < MIN_PREFIX
     ]
     indexed = "" if short else "INDEXED BY chapters_node_outline"
-    count = _count_past_wide(base.db, indexed, conditions, joined) if words else None
+    wide = words and kept.node_count(base.db) > WIDE
+    count = _count_past_wide(base.db, indexed, conditions, joined) if wide else None
     if count is not None:
         conditions.append(_first_slice(words))
     sql = RANKED.format(
