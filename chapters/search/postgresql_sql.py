@@ -293,7 +293,8 @@ def first_slice(nodes, query, every):
     all that match, or None when they are :data:`WIDE` or fewer.
 
     The slice holds the matches with a term of the query in the title or a heading, whose
-    keys come first in ``ranking.ORDER`` (:data:`HELD` at most, shortest title first), and
+    keys come first in ``ranking.ORDER`` (:data:`HELD` at most, more terms in the title
+    first, then the shorter titles), and
     the :data:`SLICE` shortest matches, whose BM25 is the highest for as many occurrences
     (its normalization by length: Robertson and Zaragoza, 2009). Both are read from the GIN
     indexes and the rows, without reading a vector out of TOAST; the slice is then ranked by
