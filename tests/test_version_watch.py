@@ -181,7 +181,7 @@ def test_with_notifications_off_every_read_is_a_query(
         watch.current(), watch.current()
 
 
-def test_only_statements_other_than_select_forget_the_version(monkeypatch):
+def test_only_statements_that_may_write_forget_the_version(monkeypatch):
     forgotten = []
     monkeypatch.setattr(watch, "forget", lambda: forgotten.append(True))
 
@@ -202,13 +202,18 @@ def test_only_statements_other_than_select_forget_the_version(monkeypatch):
         return sql
 
     outside = {"connection": Connection(in_atomic_block=False)}
-    for sql in ["SELECT 1", "  select number FROM chapters_wikiversion"]:
+    inside = {"connection": Connection(in_atomic_block=True)}
+    # Reads, and the settings of a session or transaction (search.indexed() sets the planner's
+    # enable_seqscan for its transaction: every search made the next page read the version).
+    reads = ["SELECT 1", "  select number FROM chapters_wikiversion", "SHOW enable_seqscan"]
+    for sql in [*reads, "SET LOCAL enable_seqscan = off", "set\nstatement_timeout = 0"]:
         assert forget_after_writes(execute, sql, None, False, outside) == sql
+        assert forget_after_writes(execute, sql, None, False, inside) == sql
+    inside["connection"].commit()
     assert forgotten == []
     for sql in ["UPDATE chapters_node SET lft = lft", "INSERT INTO x VALUES (1)", "TRUNCATE x"]:
         forget_after_writes(execute, sql, None, False, outside)
     assert forgotten == [True] * 3
-    inside = {"connection": Connection(in_atomic_block=True)}
     forget_after_writes(execute, "DELETE FROM x", None, False, inside)
     assert forgotten == [True] * 3  # not before the commit
     inside["connection"].commit()

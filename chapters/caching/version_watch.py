@@ -259,6 +259,8 @@ class VersionWatch:
 
 # The watch of this process.
 watch = VersionWatch()
+# The statements that write no row, by their first word: a read, a setting's value, a setting.
+READING = {"SELECT", "SHOW", "SET"}
 
 
 def forget_after_writes(execute, sql, params, many, context):
@@ -266,8 +268,9 @@ def forget_after_writes(execute, sql, params, many, context):
     once its transaction commits.
 
     A Django execute wrapper (https://docs.djangoproject.com/en/5.2/topics/db/instrumentation/),
-    installed on every PostgreSQL connection by :func:`install`. Anything but a ``SELECT`` may
-    have written. The notification of this process's own commit arrives a moment after it,
+    installed on every PostgreSQL connection by :func:`install`. Anything but a ``SELECT``,
+    a ``SHOW`` or a ``SET`` of a setting (search's planner setting, ``search.indexed()``)
+    may have written. The notification of this process's own commit arrives a moment after it,
     and the next page this process serves (the editor's, after a redirect; a test's, after
     a save) must not come before it. Outside a transaction the statement has committed when
     it returns (or, in Django's manual transaction mode, is committed by hand later, and its
@@ -280,7 +283,7 @@ def forget_after_writes(execute, sql, params, many, context):
         What ``execute`` returns.
     """
     result = execute(sql, params, many, context)
-    if sql.lstrip()[:6].upper() != "SELECT":
+    if (sql.split(None, 1) or [""])[0].upper() not in READING:
         if context["connection"].in_atomic_block:
             context["connection"].on_commit(watch.forget)
         else:  # committed (autocommit), or to be committed by hand: the notification follows
