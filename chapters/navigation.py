@@ -66,22 +66,28 @@ def breadcrumb(node):
     return list(node.get_ancestors().for_navigation())
 
 
-def breadcrumbs(nodes):
+def breadcrumbs(nodes, known=None, using=None):
     """Return the ancestors of each of ``nodes``, from its area down to its parent (one query).
 
     An ancestor's stored path is a prefix of the node's path ending at a slash, so the
     ancestors of a whole page of search results are one lookup of those prefixes (no query at
-    all when every node is an area).
+    all when every node is an area, or every ancestor is ``known``).
 
     Args:
         nodes: an iterable of nodes, e.g. a page of search results.
+        known: a dict from stored paths to nodes read before (``chapters.search.kept``
+            keeps one per version of the wiki); those read now are added to it.
+        using: the alias of the database read; by default the router's.
 
     Returns:
         A dict from each node's primary key to a list of nodes; empty for an area.
     """
+    found = {} if known is None else known
     prefixes = {node.pk: node.ancestor_paths() for node in nodes}
-    wanted = {prefix for paths in prefixes.values() for prefix in paths}
-    found = {n.path: n for n in Node.objects.for_navigation().filter(path__in=wanted)}
+    wanted = {prefix for paths in prefixes.values() for prefix in paths} - found.keys()
+    if wanted:
+        read = Node.objects.db_manager(using).for_navigation().filter(path__in=wanted)
+        found.update((node.path, node) for node in read)
     return {pk: [found[p] for p in paths if p in found] for pk, paths in prefixes.items()}
 
 

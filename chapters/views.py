@@ -377,7 +377,7 @@ def _search_page(query, area, status, number):
                 found["suggested_query"] = urlencode(
                     {"q": suggested, **{key: value for key, value in filters.items() if value}}
                 )
-        ancestors = navigation.breadcrumbs(page)
+        ancestors = search.breadcrumbs(page)
         quote = search.Quoter(parsed)
         found["count"], found["number"] = page.paginator.count, page.number
         found["results"] = [

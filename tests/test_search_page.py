@@ -106,19 +106,21 @@ def test_search_page_with_no_results_offers_all_areas_and_statuses(client, curri
 def test_search_page_costs_its_queries_once_per_version(
     client, curriculum, django_assert_num_queries, monkeypatch
 ):
-    # The version, read by the page and by search (each a query in a test's transaction,
-    # from memory otherwise), the first results ranked and counted, the page of results read
-    # by id, their ancestors; on PostgreSQL the planner's setting (search.indexed) and the
-    # nodes' number and mean length, which its BM25 needs and SQLite's FTS5 keeps (issue
-    # 26); and once per version, the areas, for the form and the page without results
-    # (chapters.search.areas), the synonyms (chapters.search.kept) and, on SQLite, the
-    # number of nodes (kept.node_count: whether a query may need a first slice), which an
-    # earlier test may have read at this version: forgotten here. Then the page is kept at
-    # this version (chapters.views._kept_search_page): the version only.
+    # Per search: the version, read by the page and by search (each a query in a test's
+    # transaction, from memory otherwise), the first results ranked and counted, the page of
+    # results read by id and, on PostgreSQL, the planner's setting (search.indexed). Once
+    # per version: the areas, for the form and the page without results
+    # (chapters.search.areas), the synonyms (chapters.search.kept), the results' ancestors
+    # (kept.breadcrumbs) and the nodes' number (on SQLite, kept.node_count: whether a query
+    # may need a first slice) or, on PostgreSQL, their number and mean length, which its
+    # BM25 needs and SQLite's FTS5 keeps (kept.node_lengths, issue 26); an earlier test may
+    # have read them at this version: forgotten here. Then the page is kept at this version
+    # (chapters.views._kept_search_page): the version only.
     monkeypatch.setattr(kept, "_table", (None, {}))
-    monkeypatch.setattr(kept, "_nodes", (None, None, 0))
-    queries = 7 if connection.vendor == "postgresql" else 6
-    with django_assert_num_queries(queries + 2):
+    monkeypatch.setattr(kept, "_read", {})
+    monkeypatch.setattr(kept, "_ancestors", (None, None, {}))
+    per_search = 5 if connection.vendor == "postgresql" else 4
+    with django_assert_num_queries(per_search + 4):
         response = client.get("/search/", {"q": "scaffold"})
     assert len(result_titles(response)) == 20
     with django_assert_num_queries(1):

@@ -258,7 +258,7 @@ class SearchView(APIView):
         with search.indexed():
             parsed, nodes, corrected = search.answer(query, area=area, status=status)
             page = paginator.paginate_queryset(nodes, request, view=self)
-            ancestors = navigation.breadcrumbs(page)
+            ancestors = search.breadcrumbs(page)
             quote = search.Quoter(parsed)
             results = [
                 {

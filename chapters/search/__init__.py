@@ -26,8 +26,8 @@ from django.db.models import Case, Q, Value, When
 
 from ..models import Node
 from ..models.vocabulary import MAX_WORD_LENGTH
-from ..navigation import breadcrumbs
 from . import kept, postgresql, sqlite
+from .kept import breadcrumbs
 from .query import edit_distance, parse, query_terms, similarity
 from .results import Found, FoundLater
 from .sections import Quoter, marked
@@ -36,6 +36,7 @@ __all__ = [
     "MAX_QUERY_LENGTH",
     "MIN_TYPED",
     "answer",
+    "breadcrumbs",
     "Quoter",
     "find_nodes",
     "highlight",
@@ -54,6 +55,10 @@ CLOSEST = 10  # of the words most like a typo, those whose edits are counted
 MAX_LENGTH_DIFFERENCE = 3  # letters a correction may have more or fewer than the word
 MIN_TYPED = 2  # characters typed before the header's box offers results (top_results)
 TOP_RESULTS = 8
+# What a result shows and links to (the search page, its top results, the API), and its
+# snippets and heading (``sections``): reading the other fields of a page of results, JSON
+# decoded and all, cost a sixth of a search's CPU time (bench/README.md, "Issue 26").
+RESULT_FIELDS = ("title", "path", "kind", "status", "sections")
 
 
 def _backend(nodes):
@@ -101,8 +106,8 @@ def find_nodes(query, *, area="", status=""):
         status: a ``Node.Status`` value to keep, or "" for all.
 
     Returns:
-        A :class:`.results.Found`: the lazy queryset of the nodes, without their Markdown
-        body, HTML and text (their ``sections`` are loaded), their number, whether they
+        A :class:`.results.Found`: the lazy queryset of the nodes, with the fields of
+        :data:`RESULT_FIELDS` only (their ``sections`` for the snippets), their number, whether they
         match every term (``every``) and whether half of the terms or more are found
         nowhere (``few``). Empty when the query has nothing to search for (only
         punctuation, or only stop words) or none of its terms is found. The nodes with
@@ -161,9 +166,9 @@ def answer(query, *, area="", status=""):
 
 
 def _filtered(area, status):
-    """Return the nodes of ``area`` and ``status`` ("" for all), without bodies, HTML and
-    the text search matches (snippets quote ``sections``)."""
-    nodes = Node.objects.defer("body", "body_html", "body_text", "text_parts", "grams")
+    """Return the nodes of ``area`` and ``status`` ("" for all), with the fields a result
+    shows only (:data:`RESULT_FIELDS`)."""
+    nodes = Node.objects.only(*RESULT_FIELDS)
     if area:
         nodes = nodes.in_area(area)
     if status:

@@ -4,7 +4,10 @@ Every query reads the editors' synonyms (``chapters.models.Synonym``), a table o
 rows that changes rarely: one query each time cost more than a search of the curriculum
 otherwise costs in Python (bench/README.md, "Search"). The whole table is read once per
 version of the wiki and kept in the process; migration 0015's triggers bump the version on
-every change of a synonym, so a table kept under an older version is never used.
+every change of a synonym, so a table kept under an older version is never used. So are the
+number of nodes and the results' ancestors (their breadcrumbs: the areas and sections above
+them, a few hundred nodes however many the results), each read when first needed: a query
+and its Django queryset's compilation, a third of a search's CPU time at 222 nodes.
 
 The version is read once per search (:func:`at_version`, entered by ``search.indexed()``),
 before PostgreSQL's transaction starts: inside one, the version watch reads it with a query
@@ -14,16 +17,22 @@ before PostgreSQL's transaction starts: inside one, the version watch reads it w
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from django.db import DEFAULT_DB_ALIAS
+
 from ..caching.version_watch import watch
 from ..models import Node, Synonym
+from ..navigation import breadcrumbs as read_breadcrumbs
 
-__all__ = ["at_version", "node_count", "synonyms_of"]
+__all__ = ["at_version", "breadcrumbs", "node_count", "node_lengths", "synonyms_of"]
 
 _VERSION = ContextVar("search_version", default=None)
 # (the wiki's version token, {word: [its other spellings]}) of the table read last.
 _table = (None, {})
-# (the wiki's version token, a database alias, the number of its nodes) read last.
-_nodes = (None, None, 0)
+# {(what, a database alias): (the wiki's version token, its value)} read last: the number
+# of nodes (node_count), their number and mean length (node_lengths).
+_read = {}
+# (the wiki's version token, a database alias, {stored path: ancestor node}) read so far.
+_ancestors = (None, None, {})
 
 
 @contextmanager
@@ -67,8 +76,46 @@ def node_count(using):
     SQLite's search asks it to know whether a query may match more nodes than it ranks
     match by match (``sqlite.WIDE``): below that, it never counts the matches apart.
     """
-    global _nodes
+    return _once("count", using, lambda: Node.objects.using(using).count())
+
+
+def node_lengths(using, read):
+    """Return the number of nodes in database ``using`` and their mean length, as ``read()``
+    returns them, read once per version of the wiki.
+
+    PostgreSQL's BM25 needs them (``postgresql_sql._lengths``), as SQLite's FTS5 keeps them.
+    """
+    return _once("lengths", using, read)
+
+
+def _once(what, using, read):
+    """Return ``read()``, called once per version of the wiki and database ``using`` for
+    ``what`` and kept."""
     version = _VERSION.get() or watch.current()[0]
-    if _nodes[:2] != (version, using):
-        _nodes = (version, using, Node.objects.using(using).count())
-    return _nodes[2]
+    version_read, value = _read.get((what, using), (None, None))
+    if version_read != version:
+        value = read()
+        _read[what, using] = (version, value)
+    return value
+
+
+def breadcrumbs(nodes, using=DEFAULT_DB_ALIAS):
+    """Return the ancestors of each of ``nodes`` (``navigation.breadcrumbs``), each ancestor
+    read once per version of the wiki in database ``using`` and kept.
+
+    The nodes kept are those of the version's pages, shared by the searches of the process:
+    read them only.
+
+    Args:
+        nodes: an iterable of nodes, e.g. a page of search results.
+        using: the alias of the database searched (by default, the default).
+
+    Returns:
+        A dict from each node's primary key to a list of nodes, from its area down to its
+        parent; empty for an area.
+    """
+    global _ancestors
+    version = _VERSION.get() or watch.current()[0]
+    if _ancestors[:2] != (version, using):
+        _ancestors = (version, using, {})
+    return read_breadcrumbs(nodes, known=_ancestors[2], using=using)

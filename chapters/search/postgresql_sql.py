@@ -10,6 +10,7 @@ SQL, term by term. Each helper returns ``(sql, params)``.
 from django.db import connections
 
 from ..words import spaceless_grams
+from . import kept
 from .query import HEADING_PUNCTUATION, MIN_PREFIX
 
 __all__ = ["LENGTHS", "SLICE", "WIDE", "matches", "ranked"]
@@ -276,11 +277,12 @@ def ranked(nodes, query, every):
     them all.
 
     The keys of ``ranking.ORDER`` as ``postgresql.find`` computes them, written as SQL, in
-    one query; with the nodes' number and mean length first, when the query has words, and
-    on a wiki of more than :data:`WIDE` nodes the queries of :func:`first_slice`.
+    one query; with the nodes' number and mean length first, when the query has words
+    (read once per version of the wiki: ``kept.node_lengths``), and on a wiki of more than
+    :data:`WIDE` nodes the queries of :func:`first_slice`.
     """
     words = [term for term in query.terms if term.kind != "substring"]
-    total, mean = _lengths(nodes.db) if words else (0, 1.0)
+    total, mean = kept.node_lengths(nodes.db, lambda: _lengths(nodes.db)) if words else (0, 1.0)
     sliced = first_slice(nodes, query, every) if words and total > WIDE else None
     ids, count = _ranked(nodes, query, every, (total, mean), sliced and sliced[0])
     if sliced:
