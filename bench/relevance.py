@@ -118,6 +118,67 @@ def measure(with_tantivy):
     print(json.dumps(result))
 
 
+def compare(databases, postgres_url):
+    """Answer the relevance set on each database (and with tantivy, once), each in a process
+    of its own on a scratch database.
+
+    Args:
+        databases: the vendors to measure, e.g. ``["sqlite", "postgresql"]``.
+        postgres_url: the URL of a PostgreSQL database to make the scratch databases from.
+
+    Returns:
+        A dict from each system (each database, and ``tantivy``) to the first ten paths it
+        answers each query of ``tests/django_relevance.py`` with.
+    """
+    from bench.run import environment, scratch_database
+
+    results = {}
+    for number, database in enumerate(databases):
+        with tempfile.TemporaryDirectory() as folder:
+            url, drop = scratch_database(database, "relevance", folder, postgres_url)
+            mode = "wiki+tantivy" if number == 0 else "wiki"
+            try:
+                output = subprocess.run(
+                    [sys.executable, __file__, "--measure", mode],
+                    env=environment(url),
+                    cwd=ROOT,
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                ).stdout
+            finally:
+                drop()
+        answers = json.loads(output.splitlines()[-1])
+        results[database] = answers["wiki"]
+        if "tantivy" in answers:
+            results["tantivy"] = answers["tantivy"]
+    return results
+
+
+def report(results):
+    """Print hit@1, hit@3 and MRR per system and category, and how many queries get the same
+    first result on both databases; return the scores (``tests.django_relevance.scores``
+    per system)."""
+    from tests.django_relevance import QUERIES, scores
+
+    categories = sorted({category for category, _, _ in QUERIES}) + ["all"]
+    print(f"{len(QUERIES)} queries over the curriculum and Django's documentation")
+    print(f"{'category':16} " + " ".join(f"{system:>24}" for system in results))
+    table = {system: scores(ranked, QUERIES) for system, ranked in results.items()}
+    for category in categories:
+        cells = []
+        for system in results:
+            n, hit1, hit3, mrr = table[system][category]
+            cells.append(f"{hit1:.2f} / {hit3:.2f} / {mrr:.2f}".rjust(24))
+        print(f"{category + f' ({n})':16} " + " ".join(cells))
+    print("(each cell: hit@1 / hit@3 / MRR)")
+    if {"sqlite", "postgresql"} <= results.keys():
+        pairs = list(zip(results["sqlite"], results["postgresql"], strict=True))
+        same = sum(lite[:1] == postgres[:1] for lite, postgres in pairs)
+        print(f"the same first result on both databases: {same} of {len(pairs)} queries")
+    return table
+
+
 def main():
     """Measure each database (and tantivy once) in processes of their own; print scores."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -135,44 +196,10 @@ def main():
     if arguments.measure:
         measure(arguments.measure == "wiki+tantivy")
         return
-    from bench.run import environment, scratch_database
-    from tests.django_relevance import QUERIES, scores
+    from tests.django_relevance import QUERIES
 
-    results = {}
-    for number, database in enumerate(arguments.databases.split(",")):
-        with tempfile.TemporaryDirectory() as folder:
-            url, drop = scratch_database(database, "relevance", folder, arguments.postgres_url)
-            mode = "wiki+tantivy" if number == 0 else "wiki"
-            try:
-                output = subprocess.run(
-                    [sys.executable, __file__, "--measure", mode],
-                    env=environment(url),
-                    cwd=ROOT,
-                    check=True,
-                    capture_output=True,
-                    text=True,
-                ).stdout
-            finally:
-                drop()
-        answers = json.loads(output.splitlines()[-1])
-        results[database] = answers["wiki"]
-        if "tantivy" in answers:
-            results["tantivy"] = answers["tantivy"]
-    categories = sorted({category for category, _, _ in QUERIES}) + ["all"]
-    print(f"{len(QUERIES)} queries over the curriculum and Django's documentation")
-    print(f"{'category':16} " + " ".join(f"{system:>24}" for system in results))
-    table = {system: scores(ranked, QUERIES) for system, ranked in results.items()}
-    for category in categories:
-        cells = []
-        for system in results:
-            n, hit1, hit3, mrr = table[system][category]
-            cells.append(f"{hit1:.2f} / {hit3:.2f} / {mrr:.2f}".rjust(24))
-        print(f"{category + f' ({n})':16} " + " ".join(cells))
-    print("(each cell: hit@1 / hit@3 / MRR)")
-    if {"sqlite", "postgresql"} <= results.keys():
-        pairs = list(zip(results["sqlite"], results["postgresql"], strict=True))
-        same = sum(lite[:1] == postgres[:1] for lite, postgres in pairs)
-        print(f"the same first result on both databases: {same} of {len(pairs)} queries")
+    results = compare(arguments.databases.split(","), arguments.postgres_url)
+    report(results)
     if arguments.first_results:
         write_first_results(Path(arguments.first_results), results)
     if arguments.verbose:

@@ -3,7 +3,7 @@
 Usage, from the repository's root (see bench/README.md)::
 
     .venv/bin/python bench/search.py [--databases sqlite,postgresql] [--sizes 222,20000]
-        [--runs 5] [--json FILE] [--no-fail]
+        [--runs 5] [--json FILE] [--no-fail] [--no-django-docs]
 
 For each database, scratch databases (made and dropped as bench/run.py makes them), each
 measured by this script in a process of its own (``--measure``):
@@ -36,6 +36,11 @@ over the queries of ``work`` and of ``top``); at 20,000 nodes, the median over t
 is at most :data:`TARGET_MEDIAN_MS` and the slowest at most :data:`TARGET_SLOWEST_MS` (the
 time of ``work`` and of ``top``; their CPU times beside); a repeated query is answered from
 the cache (no search query).
+
+Then, unless ``--no-django-docs``, the relevance on Django's documentation
+(``bench/relevance.py``, about three minutes): hit@1, hit@3 and MRR per category of each
+database and of tantivy, and a PASS or FAIL line per database (issue 26: the wiki at or
+above tantivy at 1 and at 3).
 
 Exits 1 when a target is missed, unless ``--no-fail``.
 """
@@ -179,6 +184,11 @@ def main():
     parser.add_argument("--postgres-url", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--json")
     parser.add_argument("--no-fail", action="store_true")
+    parser.add_argument(
+        "--no-django-docs",
+        action="store_true",
+        help="leave out the relevance on Django's documentation (bench/relevance.py)",
+    )
     parser.add_argument("--measure", choices=["relevance", "speed"], help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
@@ -204,6 +214,8 @@ def main():
                     drop()
                 results.append(json.loads(out.read_text(encoding="utf-8")))
     passed = report(results)
+    if not args.no_django_docs:
+        passed &= django_docs(args.databases.split(","), args.postgres_url)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2, ensure_ascii=False))
     sys.exit(0 if passed or args.no_fail else 1)
@@ -238,6 +250,27 @@ def report(results):
     for passed, line in verdicts:
         print(f"{'PASS' if passed else 'FAIL'}  {line}")
     return all(passed for passed, _ in verdicts)
+
+
+def django_docs(databases, postgres_url):
+    """Print the relevance on Django's documentation of each database and of tantivy, by
+    category (``bench/relevance.py``), and issue 26's verdict: the wiki at or above tantivy at
+    1 and at 3 on every database; return whether it is met."""
+    from bench import relevance
+
+    print("\nRelevance on Django's documentation, beside tantivy (bench/relevance.py):\n")
+    table = relevance.report(relevance.compare(databases, postgres_url))
+    _, tantivy_1, tantivy_3, _ = table["tantivy"]["all"]
+    passed = True
+    for database in databases:
+        _, at_1, at_3, _ = table[database]["all"]
+        met = at_1 >= tantivy_1 and at_3 >= tantivy_3
+        passed &= met
+        print(
+            f"{'PASS' if met else 'FAIL'}  {database}: hit@1 {at_1:.2f} and hit@3 {at_3:.2f} "
+            f">= tantivy's {tantivy_1:.2f} and {tantivy_3:.2f}"
+        )
+    return passed
 
 
 def targets(r):

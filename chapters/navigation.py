@@ -84,7 +84,7 @@ def breadcrumbs(nodes, known=None, using=None):
     """
     found = {} if known is None else known
     prefixes = {node.pk: node.ancestor_paths() for node in nodes}
-    wanted = {prefix for paths in prefixes.values() for prefix in paths} - found.keys()
+    wanted = {prefix for paths in prefixes.values() for prefix in paths if prefix not in found}
     if wanted:
         read = Node.objects.db_manager(using).for_navigation().filter(path__in=wanted)
         found.update((node.path, node) for node in read)
