@@ -6,8 +6,9 @@ otherwise costs in Python (bench/README.md, "Search"). The whole table is read o
 version of the wiki and kept in the process; migration 0015's triggers bump the version on
 every change of a synonym, so a table kept under an older version is never used. So are the
 number of nodes and the results' ancestors (their breadcrumbs: the areas and sections above
-them, a few hundred nodes however many the results), each read when first needed: a query
-and its Django queryset's compilation, a third of a search's CPU time at 222 nodes.
+them, which many results share), each read when first needed: their
+query and its Django queryset's compiling were a quarter of a search's CPU time at 222
+nodes (bench/README.md, "Issue 26: what a search reads per query").
 
 The version is read once per search (:func:`at_version`, entered by ``search.indexed()``),
 before PostgreSQL's transaction starts: inside one, the version watch reads it with a query
