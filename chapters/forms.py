@@ -12,8 +12,8 @@ from .models import Node
 from .permissions import PUBLISHED, can_move, can_publish, statuses_for
 from .search import MAX_QUERY_LENGTH
 
-# Control characters but NUL, tab, newline and carriage return (whitespace, which splits).
-CONTROL = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Control characters but tab, newline and carriage return (whitespace, which splits).
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 __all__ = ["QueryField", "SearchForm", "AreaForm", "CompareForm", "NodeAdminForm"]
 
@@ -23,7 +23,7 @@ class QueryField(forms.CharField):
 
     The cut happens before cleaning (then surrounding spaces are stripped) and also for
     display, so a form redisplayed with a 10,000-character query shows what was searched;
-    control characters but NUL are dropped first.
+    control characters (NUL among them) are dropped first.
     """
 
     def __init__(self, *, length, **kwargs):
@@ -39,10 +39,11 @@ class QueryField(forms.CharField):
         return super().to_python(self.kept(value))
 
     def kept(self, value):
-        """Return ``value`` without control characters but NUL, cut to ``length``.
+        """Return ``value`` without control characters, cut to ``length``.
 
-        Control characters are no text to search for; NUL is left for ``CharField`` to
-        refuse, as PostgreSQL can neither store nor compare it.
+        Control characters are no text to search for, and PostgreSQL can neither store nor
+        compare a NUL, which ``CharField`` would refuse: dropped, the rest is searched
+        (issue 26: "control characters dropped").
         """
         return CONTROL.sub("", value)[: self.length] if isinstance(value, str) else value
 
@@ -56,8 +57,8 @@ class SearchForm(forms.Form):
 
     An area or status that does not exist is an error, shown on the page with status 400. A
     query longer than :data:`~chapters.search.MAX_QUERY_LENGTH` is cut rather than refused, so
-    a pasted paragraph still searches; a query with a NUL character is refused by Django's
-    ``CharField``, as PostgreSQL cannot store or compare one.
+    a pasted paragraph still searches; its control characters, NUL among them, are dropped
+    (:class:`QueryField`).
     """
 
     q = QueryField(label="Search for", required=False, length=MAX_QUERY_LENGTH)

@@ -24,7 +24,7 @@ from . import contents, history, landing, navigation, readiness, search
 from .caching import cached_page, version
 from .caching.validators import last_modified
 from .edit.workflow import page_tools, revert, revert_plan
-from .forms import AreaForm, CompareForm, SearchForm
+from .forms import CONTROL, AreaForm, CompareForm, SearchForm
 from .markdown import MarkdownError, render_markdown
 from .markdown.printing import for_print
 from .metrics import SEARCH_SECONDS
@@ -393,8 +393,9 @@ def _search_page(query, area, status, number):
 
 
 def _typed(request):
-    """Return the query of a request for top results, cut as the search page cuts it."""
-    return " ".join(request.GET.get("q", "").split())[: search.MAX_QUERY_LENGTH]
+    """Return the query of a request for top results, without control characters and cut,
+    as the search page reads it (``forms.QueryField``)."""
+    return " ".join(CONTROL.sub("", request.GET.get("q", "")).split())[: search.MAX_QUERY_LENGTH]
 
 
 def _top_results_etag(request):
@@ -410,17 +411,14 @@ def search_top_results(request):
     """Answer the top results for ``q`` as JSON, for the header's search box as one types.
 
     Kept in Django's cache under the version of the pages, as pages are, and answered 304
-    while the ETag matches. A query with a NUL character (which the search page refuses)
-    answers no results.
+    while the ETag matches.
     """
     query = _typed(request)
     key = f"search-top:{hashlib.sha256(query.encode()).hexdigest()}"
     data = cache.get(key, version=version(request))
     if data is None:
         with SEARCH_SECONDS.labels("top").time():
-            data = (
-                {"corrected": "", "results": []} if "\x00" in query else search.top_results(query)
-            )
+            data = search.top_results(query)
         cache.set(key, data, version=version(request))
     response = JsonResponse({"query": query, **data}, json_dumps_params={"ensure_ascii": False})
     response["Cache-Control"] = "no-cache"

@@ -170,6 +170,19 @@ def test_gunicorn_serves_the_longest_url_in_chinese_the_model_allows(tmp_path):
         assert (tmp_path / f"gunicorn-127.0.0.1-{port}.ctl").is_socket()
 
 
+@pytest.mark.django_db(transaction=True)
+def test_gunicorn_answers_the_longest_search_query_a_request_line_holds(tmp_path):
+    # Issue 26: a 10,000-character query got a bare 414 from gunicorn, one with a NUL a 400.
+    target = "/search/?q=kernel%00%07+"
+    target += "x" * (REQUEST_LINE_MAX_LENGTH - len(f"GET {target} HTTP/1.1"))
+    assert len(f"GET {target} HTTP/1.1") == REQUEST_LINE_MAX_LENGTH
+    with gunicorn(tmp_path) as port:
+        status, body = request(port, "GET", target)
+        assert status == 200
+        assert "Your search was cut to its first 200 characters." in body.decode()
+        assert request(port, "GET", target + "x")[0] == 414  # a byte more: URI Too Long
+
+
 def test_gunicorn_access_log_is_off_unless_named(monkeypatch):
     monkeypatch.delenv("GUNICORN_ACCESS_LOG", raising=False)
     assert gunicorn_settings(monkeypatch).accesslog is None

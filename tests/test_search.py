@@ -344,6 +344,13 @@ def test_search_top_results_correct_typos_and_wait_for_two_characters(client, cu
     )
     for query in ["", "q", " k ", "\x00k"]:
         assert client.get("/search/top.json", {"q": query}).json()["results"] == []
+    # Control characters are dropped, as the search page drops them (NUL answered nothing).
+    typed = client.get("/search/top.json", {"q": "kernel\x00 \x07fusion"}).json()
+    assert (typed["query"], typed["results"]) == (
+        "kernel fusion",
+        client.get("/search/top.json", {"q": "kernel fusion"}).json()["results"],
+    )
+    assert typed["results"][0]["title"] == "Graph Optimization and Kernel Fusion"
     assert client.post("/search/top.json", {"q": "kernel"}).status_code == 405
 
 
