@@ -10,6 +10,7 @@ import time
 import pytest
 
 from chapters.markdown import lexing, render_markdown
+from chapters.markdown.mdx import highlight
 from tests.helpers import run_with_environment
 
 PYTHON_BLOCK = "```python\nreturn 1\n```"
@@ -81,10 +82,12 @@ def test_a_child_that_died_idle_is_replaced():
 
 
 def test_threads_each_have_a_child_and_do_not_wait_on_a_slow_block(monkeypatch):
-    # The development server and gunicorn's threads render at once: one thread's block killed
-    # at the budget holds up no other. The slow thread's spare, started once its child is
-    # killed, waits until this thread has rendered (on a loaded machine the budget could
-    # otherwise run out first, and the spare join this thread's child among the idle).
+    # The development server and gunicorn's threads render at once: one thread's slow block
+    # holds up no other. The slow block's child is stopped, and its budget raised, so that it
+    # answers nothing until the test kills it: on a loaded machine the other thread's new
+    # child took longer to start than the budget, which ended the slow block first (CI at
+    # ae7da91). Its spare, started once its child is killed, waits until the other thread has
+    # rendered, so that it cannot join that thread's child among the idle.
     rendered = threading.Event()
     start_spare = lexing._start_spare
 
@@ -93,20 +96,24 @@ def test_threads_each_have_a_child_and_do_not_wait_on_a_slow_block(monkeypatch):
         start_spare()
 
     monkeypatch.setattr(lexing, "_start_spare", spare_once_rendered)
+    monkeypatch.setattr(highlight, "HIGHLIGHT_SECONDS_MAX", 120.0)
+    monkeypatch.setattr(highlight, "LEXER_LOAD_SECONDS_MAX", 120.0)
     render_markdown(PYTHON_BLOCK)
     [taken] = idle_pids()
     slow = threading.Thread(target=render_markdown, args=(f"```lilypond\n{'a' * 20_000}\n```",))
     slow.start()
     while lexing._idle and slow.is_alive():
         time.sleep(0.01)  # until the slow thread has taken the idle child
+    os.kill(taken, signal.SIGSTOP)
     assert render_markdown(PYTHON_BLOCK) == PYTHON_HTML
     assert slow.is_alive()  # this render did not wait for the slow one to end
     [fast] = idle_pids()  # this thread's new child
     assert fast != taken
     rendered.set()
+    os.kill(taken, signal.SIGKILL)
     slow.join()
     assert ended(taken)
-    # The slow one's was killed, and a spare started in its place.
+    # The slow one's child was reaped, and a spare started in its place.
     assert len(idle_pids()) == 2 and fast in idle_pids()
 
 
