@@ -84,7 +84,7 @@ def _titles(ancestors):
 def test_the_results_ancestors_are_read_once_per_version_and_again_after_a_write(
     small_tree, django_assert_num_queries, monkeypatch
 ):
-    monkeypatch.setattr(kept, "_ancestors", (None, None, {}))
+    monkeypatch.setattr(kept, "_read", {})
     one, two, five = node("Chapter One"), node("Chapter Two"), node("Chapter Five")
     with indexed(), django_assert_num_queries(1):  # Area A and Section A1
         found = kept.breadcrumbs([one])

@@ -118,7 +118,6 @@ def test_search_page_costs_its_queries_once_per_version(
     # (chapters.views._kept_search_page): the version only.
     monkeypatch.setattr(kept, "_table", (None, {}))
     monkeypatch.setattr(kept, "_read", {})
-    monkeypatch.setattr(kept, "_ancestors", (None, None, {}))
     per_search = 5 if connection.vendor == "postgresql" else 4
     with django_assert_num_queries(per_search + 4):
         response = client.get("/search/", {"q": "scaffold"})

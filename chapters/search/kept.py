@@ -30,10 +30,9 @@ _VERSION = ContextVar("search_version", default=None)
 # (the wiki's version token, {word: [its other spellings]}) of the table read last.
 _table = (None, {})
 # {(what, a database alias): (the wiki's version token, its value)} read last: the number
-# of nodes (node_count), their number and mean length (node_lengths).
+# of nodes (node_count), their number and mean length (node_lengths), the ancestors read so
+# far by stored path (breadcrumbs).
 _read = {}
-# (the wiki's version token, a database alias, {stored path: ancestor node}) read so far.
-_ancestors = (None, None, {})
 
 
 @contextmanager
@@ -115,8 +114,4 @@ def breadcrumbs(nodes, using=DEFAULT_DB_ALIAS):
         A dict from each node's primary key to a list of nodes, from its area down to its
         parent; empty for an area.
     """
-    global _ancestors
-    version = _VERSION.get() or watch.current()[0]
-    if _ancestors[:2] != (version, using):
-        _ancestors = (version, using, {})
-    return read_breadcrumbs(nodes, known=_ancestors[2], using=using)
+    return read_breadcrumbs(nodes, known=_once("ancestors", using, dict), using=using)

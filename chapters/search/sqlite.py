@@ -313,11 +313,10 @@ def _count_past_wide(using, indexed, conditions, words):
         limit = "" if only_words else f" LIMIT {WIDE + 1}"
         cursor.execute(f"SELECT count(*) FROM ({INDEX_MATCH}{limit})", [words])
         count = cursor.fetchone()[0]
-        if count <= WIDE or only_words:
-            return count if count > WIDE else None
-        cursor.execute(f"SELECT count(*) FROM chapters_node n {indexed} WHERE {where}", params)
-        count = cursor.fetchone()[0]
-        return count if count > WIDE else None
+        if count > WIDE and not only_words:
+            cursor.execute(f"SELECT count(*) FROM chapters_node n {indexed} WHERE {where}", params)
+            count = cursor.fetchone()[0]
+    return count if count > WIDE else None
 
 
 def _first_slice(words):
